@@ -1,0 +1,62 @@
+import type { Command } from 'commander'
+import type { ResponseOf } from '@svc/protocol'
+import { callDaemon } from '../call.js'
+import { resolvePaths } from '../daemon-process.js'
+import { outputOf, printJson, printTable } from '../output.js'
+import { UsageError } from '../exit.js'
+
+function warn(warnings: string[] | undefined): void {
+  for (const warning of warnings ?? []) process.stderr.write(`warning: ${warning}\n`)
+}
+
+function printChange(change: ResponseOf<'SetConfigValue'>, command: Command): void {
+  warn(change.warnings)
+  if (outputOf(command.optsWithGlobals()).json) return printJson(change)
+  const when = change.applies === 'now' ? 'applied now' : 'takes effect on the next daemon start'
+  process.stdout.write(`${change.key} = ${change.value} (${when})\n`)
+}
+
+type Entry = ResponseOf<'GetConfig'>['entries'][number]
+
+/** One key's value by its name, an alias, or `map_key.entry` for one map entry. */
+function valueOf(entries: Entry[], key: string): string {
+  const entry = entries.find((candidate) => candidate.key === key || candidate.aliases?.includes(key))
+  if (entry) return entry.value
+  const map = entries.find((candidate) => candidate.type === 'map' && key.startsWith(`${candidate.key}.`))
+  if (map) return (JSON.parse(map.value) as Record<string, string>)[key.slice(map.key.length + 1)] ?? ''
+  throw new UsageError(`unknown config key "${key}"; "svc config get" lists every key`)
+}
+
+export function configCommand(program: Command): void {
+  const config = program.command('config').description('global config (config.json under SERVICE_HOME)')
+  config
+    .command('get [key]')
+    .description('show every key, or one key, with its value, default and purpose')
+    .action(async (key: string | undefined, _options, command: Command) => {
+      const { entries, path, warnings } = await callDaemon(resolvePaths(), 'GetConfig')
+      warn(warnings)
+      const json = outputOf(command.optsWithGlobals()).json
+      if (key !== undefined) {
+        const value = valueOf(entries, key)
+        return json ? printJson({ key, value }) : void process.stdout.write(`${value}\n`)
+      }
+      if (json) return printJson({ entries, path })
+      process.stdout.write(`${path}\n\n`)
+      printTable(
+        ['KEY', 'VALUE', 'DEFAULT', 'TYPE', 'PURPOSE'],
+        entries.map((entry) => [entry.key, entry.value, entry.default, entry.type, entry.purpose]),
+      )
+    })
+  config
+    .command('set <key> <value>')
+    .description('set a key (validated, atomic) and apply it to the running daemon')
+    .action(async (key: string, value: string, _options, command: Command) => {
+      printChange(await callDaemon(resolvePaths(), 'SetConfigValue', { key, value }), command)
+    })
+  config
+    .command('unset <key>')
+    .description('clear a key under every spelling, back to its default')
+    .action(async (key: string, _options, command: Command) => {
+      printChange(await callDaemon(resolvePaths(), 'UnsetConfigValue', { key }), command)
+    })
+}

@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  checkSocketPath,
+  createClient,
+  resolveServiceHome,
+  servicePaths,
+  UnreachableError,
+  type Client,
+  type ResponseOf,
+  type ServicePaths,
+} from '@svc/protocol'
+
+export function resolvePaths(): ServicePaths {
+  const paths = servicePaths(resolveServiceHome(process.env))
+  checkSocketPath(paths.socket)
+  return paths
+}
+
+export function socketClient(paths: ServicePaths): Client {
+  return createClient({ socketPath: paths.socket })
+}
+
+/** The running daemon's health, or undefined when nothing answers on the socket. */
+export async function probe(paths: ServicePaths): Promise<ResponseOf<'Health'> | undefined> {
+  if (!existsSync(paths.socket)) return undefined
+  try {
+    return await createClient({ socketPath: paths.socket }, { timeoutMs: 5_000 }).call('Health')
+  } catch (error) {
+    if (error instanceof UnreachableError && ['ENOENT', 'ECONNREFUSED'].includes(error.code ?? '')) return undefined
+    throw error
+  }
+}
+
+/** The daemon's exit code when another daemon holds the lock (EX_TEMPFAIL). */
+export const ALREADY_RUNNING_EXIT = 75
+
+function daemonEntry(): string {
+  const manifest = createRequire(import.meta.url).resolve('@svc/daemon/package.json')
+  return join(dirname(manifest), 'dist', 'main.js')
+}
+
+/**
+ * Starts the daemon in the background and waits until its socket answers. A daemon that
+ * exits first is reported with what it printed.
+ */
+export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Promise<ResponseOf<'Health'>> {
+  const child = spawn(process.execPath, [daemonEntry()], {
+    cwd: '/',
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: process.env,
+  })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  let exited: number | null | undefined
+  child.on('exit', (code) => (exited = code))
+  const deadline = Date.now() + timeoutMs
+  try {
+    while (Date.now() < deadline) {
+      const health = await probe(paths).catch(() => undefined)
+      if (health) return health
+      // Another daemon won the singleton lock and is still binding: keep waiting for it.
+      if (exited !== undefined && exited !== ALREADY_RUNNING_EXIT) {
+        const said = stderr.trim() || (await lastLogError(paths)) || `exit code ${exited}`
+        throw new UnreachableError(`the daemon failed to start: ${said}`, 'EXITED')
+      }
+      await sleep(50)
+    }
+    throw new UnreachableError(`the daemon did not answer on ${paths.socket} within ${timeoutMs / 1000}s`, 'ETIMEDOUT')
+  } finally {
+    child.stderr?.destroy()
+    child.unref()
+  }
+}
+
+async function lastLogError(paths: ServicePaths): Promise<string | undefined> {
+  const text = await readFile(paths.log, 'utf8').catch(() => '')
+  const fatal = text
+    .trim()
+    .split('\n')
+    .reverse()
+    .map((line) => {
+      try {
+        return JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } }
+      } catch {
+        return undefined
+      }
+    })
+    .find((entry) => (entry?.level ?? 0) >= 50)
+  return fatal ? [fatal.msg, fatal.err?.message].filter(Boolean).join(': ') : undefined
+}
+
+/** A client to a daemon that is running, started on demand when its socket is absent or dead. */
+export async function connect(paths: ServicePaths): Promise<Client> {
+  if (!(await probe(paths))) await spawnDaemon(paths)
+  return socketClient(paths)
+}

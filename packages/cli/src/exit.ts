@@ -1,0 +1,12 @@
+/** Exit codes scripts can branch on. */
+export const EXIT = {
+  ok: 0,
+  /** The daemon answered with an error. */
+  daemon: 1,
+  /** The command line was wrong. */
+  usage: 2,
+  /** No daemon answered (not running, not startable, or timed out). */
+  unreachable: 3,
+} as const
+
+export class UsageError extends Error {}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander'
+import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@svc/protocol'
+import { configCommand } from './commands/config.js'
+import { daemonCommand } from './commands/daemon.js'
+import { healthCommand } from './commands/health.js'
+import { routesCommand } from './commands/routes.js'
+import { sessionsCommand } from './commands/sessions.js'
+import { EXIT, UsageError } from './exit.js'
+
+function program(): Command {
+  const svc = new Command('svc')
+    .description('Run a fleet of coding agents, each in its own git worktree and tmux session, driven by one local daemon.')
+    .version(SVC_VERSION)
+    .option('--json', 'print JSON (the default when stdout is not a terminal)')
+    .showHelpAfterError()
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+The daemon starts on demand. State lives in SERVICE_HOME (default ~/.svc).
+Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable.`,
+    )
+  routesCommand(svc)
+  daemonCommand(svc)
+  healthCommand(svc)
+  sessionsCommand(svc)
+  configCommand(svc)
+  svc.commands.forEach(function exitOverride(command: Command) {
+    command.exitOverride()
+    command.commands.forEach(exitOverride)
+  })
+  return svc
+}
+
+/** A daemon that rejects a field this client sends is older than the client. */
+function versionSkew(error: DaemonError): string | undefined {
+  const field = /unknown field "([^"]+)"/.exec(error.message)?.[1]
+  if (error.status !== 400 || field === undefined) return undefined
+  return (
+    `version skew: the running daemon does not know the field "${field}" that this client (${SVC_VERSION}) sends.\n` +
+    'Restart the daemon so it matches the client: svc daemon stop && svc daemon start'
+  )
+}
+
+function report(error: unknown): number {
+  if (error instanceof CommanderError) {
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+  }
+  const say = (message: string) => process.stderr.write(`svc: ${message}\n`)
+  if (error instanceof UsageError || error instanceof ServiceHomeError) {
+    say(error.message)
+    return EXIT.usage
+  }
+  if (error instanceof UnreachableError) {
+    say(error.message)
+    return EXIT.unreachable
+  }
+  if (error instanceof DaemonError) {
+    say(versionSkew(error) ?? error.message)
+    if (error.committed) say('the change was saved before the failure; do not retry it')
+    else if (!error.daemonRejected) say('the outcome is uncertain: check the state before retrying')
+    return EXIT.daemon
+  }
+  say(error instanceof Error ? error.message : String(error))
+  return EXIT.daemon
+}
+
+program()
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    process.exitCode = report(error)
+  })

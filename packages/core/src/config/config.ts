@@ -1,0 +1,159 @@
+import type { Static } from 'typebox'
+import type { ConfigChange, GetConfigResponse } from '@svc/protocol'
+import { InvalidRequest, MutationCommitted } from '../errors.js'
+import { isLoopbackHost, parseListenAddress } from '../net.js'
+import { readIfExists, writeFileDurable } from '../infra/durable.js'
+import { withFileLock } from '../infra/filelock.js'
+import { SerialQueue } from '../serial.js'
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, type ConfigKey, type KeyDef, type Settings } from './keys.js'
+import { deletePath, getPath, parseConfig, resolveKey, setPath, type ConfigDocument, type KeyTarget } from './document.js'
+
+export type ConfigChangeT = Static<typeof ConfigChange>
+
+/** Called after a save with the new and previous settings; a throw means "saved but not applied". */
+export type ConfigListener = (next: Settings, previous: Settings) => Promise<void> | void
+
+/** The warning for a control API reachable from the network without a token. */
+export function exposureWarning(settings: Settings): string | undefined {
+  const addr = settings['network.listen_addr']
+  if (addr === '' || settings['network.require_token']) return undefined
+  const { host } = parseListenAddress(addr)
+  if (host !== '' && isLoopbackHost(host)) return undefined
+  return (
+    `network.listen_addr ${addr} makes the control API reachable from the network without a token; ` +
+    'set network.require_token true (the token is in daemon-token)'
+  )
+}
+
+/** Keys that apply on the next start keep, in the running daemon, the value it started with. */
+function keepStartValues(next: Settings, running: Settings): Settings {
+  const kept = { ...next }
+  for (const name of CONFIG_KEY_NAMES) {
+    if (CONFIG_KEYS[name].applies === 'next-start') (kept as Record<string, unknown>)[name] = running[name]
+  }
+  return kept
+}
+
+/**
+ * The global config: the settings the daemon applies, and the locked, atomic writer of
+ * config.json. Writes re-read the file inside the lock, so hand edits are kept (and a
+ * bad hand edit stops the write instead of being overwritten).
+ */
+export class Config {
+  private readonly writes = new SerialQueue()
+  private readonly listeners: ConfigListener[] = []
+
+  private constructor(
+    readonly path: string,
+    private settings: Settings,
+    readonly loadWarnings: string[],
+  ) {}
+
+  static async load(path: string): Promise<Config> {
+    const document = parseConfig(await readIfExists(path), path)
+    return new Config(path, document.settings, document.warnings)
+  }
+
+  get<K extends ConfigKey>(key: K): Settings[K] {
+    return this.settings[key]
+  }
+
+  /** A copy of every setting the daemon applies now. */
+  all(): Settings {
+    return structuredClone(this.settings)
+  }
+
+  onChange(listener: ConfigListener): void {
+    this.listeners.push(listener)
+  }
+
+  /** Every key as config.json holds it now, in editor form. */
+  async entries(): Promise<Static<typeof GetConfigResponse>> {
+    const document = await this.read()
+    const entries = CONFIG_KEY_NAMES.map((name) => {
+      const def = CONFIG_KEYS[name] as KeyDef
+      return {
+        key: name,
+        purpose: def.purpose,
+        type: def.type.name,
+        default: def.type.format(def.default),
+        value: def.type.format(document.settings[name]),
+        applies: def.applies,
+        ...(def.aliases.length > 0 ? { aliases: [...def.aliases] } : {}),
+      }
+    })
+    const warnings = [...document.warnings, ...this.optionalWarning(exposureWarning(document.settings))]
+    return { entries, path: this.path, ...(warnings.length > 0 ? { warnings } : {}) }
+  }
+
+  set(typed: string, text: string): Promise<ConfigChangeT> {
+    const target = resolveKey(typed)
+    let value: unknown
+    try {
+      value = target.entry === undefined ? target.def.type.parse(text) : this.parseEntry(target, text)
+    } catch (error) {
+      throw new InvalidRequest(`${typed}: ${(error as Error).message}`)
+    }
+    return this.write(target, (raw) => {
+      if (target.entry === undefined) setPath(raw, target.name, target.def.type.encode(value))
+      else setPath(raw, `${target.name}.${target.entry}`, value)
+    })
+  }
+
+  unset(typed: string): Promise<ConfigChangeT> {
+    const target = resolveKey(typed)
+    return this.write(target, (raw) => {
+      if (target.entry !== undefined) deletePath(raw, `${target.name}.${target.entry}`)
+      else for (const spelling of [target.name, ...target.def.aliases]) deletePath(raw, spelling)
+    })
+  }
+
+  private parseEntry(target: KeyTarget, text: string): string {
+    target.def.type.decode({ [target.entry as string]: text })
+    return text
+  }
+
+  private async read(): Promise<ConfigDocument> {
+    return parseConfig(await readIfExists(this.path), this.path)
+  }
+
+  private write(target: KeyTarget, edit: (raw: Record<string, unknown>) => void): Promise<ConfigChangeT> {
+    return this.writes.run(async () => {
+      const saved = await withFileLock(`${this.path}.lock`, async () => {
+        const document = await this.read()
+        edit(document.raw)
+        // The canonical spelling replaces any alias, so a key never has two live values.
+        if (target.entry === undefined && getPath(document.raw, target.name) !== undefined) {
+          for (const alias of target.def.aliases) deletePath(document.raw, alias)
+        }
+        const next = parseConfig(JSON.stringify(document.raw), this.path)
+        await writeFileDurable(this.path, `${JSON.stringify(next.raw, null, 2)}\n`)
+        return next
+      })
+      const previous = this.settings
+      this.settings = keepStartValues(saved.settings, previous)
+      const value = target.def.type.format(saved.settings[target.name])
+      const warnings = this.optionalWarning(exposureWarning(saved.settings))
+      await this.apply(this.settings, previous, target.name)
+      return { ok: true as const, key: target.name, value, applies: target.def.applies, ...(warnings.length ? { warnings } : {}) }
+    })
+  }
+
+  private async apply(next: Settings, previous: Settings, key: ConfigKey): Promise<void> {
+    const failures: string[] = []
+    for (const listener of this.listeners) {
+      try {
+        await listener(next, previous)
+      } catch (error) {
+        failures.push((error as Error).message)
+      }
+    }
+    if (failures.length > 0) {
+      throw new MutationCommitted(`${key} was saved to ${this.path}, but applying it failed: ${failures.join('; ')}`)
+    }
+  }
+
+  private optionalWarning(warning: string | undefined): string[] {
+    return warning === undefined ? [] : [warning]
+  }
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto'
+import { open, readFile, rename, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+
+/**
+ * Replaces `path` so that readers see either the old or the new content, never a mix,
+ * and the new content survives a crash once this resolves: temp file, fsync, rename,
+ * fsync of the directory.
+ */
+export async function writeFileDurable(path: string, data: string, mode = 0o600): Promise<void> {
+  const dir = dirname(path)
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const file = await open(temp, 'w', mode)
+  try {
+    await file.writeFile(data)
+    await file.sync()
+  } finally {
+    await file.close()
+  }
+  try {
+    await rename(temp, path)
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  const directory = await open(dir, 'r')
+  try {
+    await directory.sync()
+  } finally {
+    await directory.close()
+  }
+}
+
+/** The file's text, or undefined when it does not exist. */
+export async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}

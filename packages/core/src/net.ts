@@ -1,0 +1,30 @@
+import { isIP } from 'node:net'
+
+export interface ListenAddress {
+  host: string
+  port: number
+}
+
+/** `host:port`, `[v6]:port` or `:port` (all interfaces); throws a message on anything else. */
+export function parseListenAddress(text: string): ListenAddress {
+  const match = /^(\[([0-9A-Fa-f:.]+)\]|[^:[\]\s]*):(\d{1,5})$/.exec(text)
+  if (!match) throw new Error(`"${text}" is not an address; write host:port, [ipv6]:port or :port`)
+  const host = match[2] ?? match[1] ?? ''
+  const port = Number(match[3])
+  if (port > 65535) throw new Error(`port ${port} in "${text}" is out of range (0-65535)`)
+  if (match[2] !== undefined && isIP(host) !== 6) throw new Error(`"${host}" in "${text}" is not an IPv6 address`)
+  return { host, port }
+}
+
+export function formatListenAddress({ host, port }: ListenAddress): string {
+  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`
+}
+
+/** The loopback predicate shared by listeners, auth and the web-tab proxy. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '')
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true
+  if (bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true
+  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare
+  return isIP(v4) === 4 && v4.startsWith('127.')
+}

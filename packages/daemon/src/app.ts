@@ -1,0 +1,60 @@
+import { createServer, type RequestListener, type Server } from 'node:http'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { MAX_BODY_BYTES } from '@svc/protocol'
+import type { Core } from '@svc/core'
+import { auth } from './plugins/auth.js'
+import { decoding } from './plugins/decoding.js'
+import { envelope } from './plugins/envelope.js'
+import { warmup } from './plugins/warmup.js'
+import { routeGroup, type AllHandlers } from './routes/group.js'
+import { configRoutes } from './routes/config.js'
+import { healthRoutes, type ListenerReport } from './routes/health.js'
+import { sessionRoutes } from './routes/sessions.js'
+
+export interface AppOptions {
+  core: Core
+  log: Logger
+  token: string
+  listeners: () => ListenerReport
+}
+
+export interface App {
+  fastify: FastifyInstance
+  /** The Unix socket server. */
+  server: Server
+  /** Fastify's request handler, for the TCP listener to share. */
+  handler: RequestListener
+}
+
+/** The HTTP surface: one plugin per concern, then one per route group. */
+export async function buildApp({ core, log, token, listeners }: AppOptions): Promise<App> {
+  let handler: RequestListener | undefined
+  const fastify = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    // Per-request lines would flood daemon.log; failures are logged where they are mapped.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: MAX_BODY_BYTES,
+    // HEAD is a wrong verb for /v1/health, not an implicit route.
+    exposeHeadRoutes: false,
+    serverFactory: (requestHandler) => {
+      handler = requestHandler as RequestListener
+      return createServer(requestHandler)
+    },
+  })
+  await fastify.register(envelope)
+  await fastify.register(decoding)
+  await fastify.register(auth, { config: core.config, token, tokenPath: core.paths.token })
+  await fastify.register(warmup, { core })
+
+  const groups: AllHandlers = {
+    health: healthRoutes(core, listeners),
+    sessions: sessionRoutes(core),
+    config: configRoutes(core.config),
+  }
+  for (const [group, handlers] of Object.entries(groups)) {
+    await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))
+  }
+  await fastify.ready()
+  return { fastify, server: fastify.server, handler: handler as RequestListener }
+}

@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs'
+import { mkdir, unlink, writeFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { checkSocketPath, resolveServiceHome, servicePaths, SVC_VERSION, type ServicePaths } from '@svc/protocol'
+import { Config, Core, exposureWarning, type Settings } from '@svc/core'
+import { buildApp, type App } from './app.js'
+import { listenUnix, TcpListener } from './listeners.js'
+import { DaemonLog, type Rotation } from './log.js'
+import { acquireDaemonLock } from './singleton.js'
+import { ensureToken } from './token.js'
+
+export interface RunningDaemon {
+  paths: ServicePaths
+  core: Core
+  app: App
+  /** Settles when warm-up ends: restored (phase ready) or failed. */
+  restored: Promise<void>
+  stop(): Promise<void>
+}
+
+function rotationOf(settings: Pick<Settings, 'log_max_size_mb' | 'log_max_backups'>): Rotation {
+  return { maxSizeMb: settings.log_max_size_mb, maxBackups: settings.log_max_backups }
+}
+
+/**
+ * Test hook: while the file named by SVC_RESTORE_GATE exists, warm-up waits, so the
+ * 503 answers of a restoring daemon can be observed deterministically.
+ */
+async function restoreGate(env: NodeJS.ProcessEnv): Promise<void> {
+  const gate = env.SVC_RESTORE_GATE
+  while (gate && existsSync(gate)) await sleep(25)
+}
+
+/**
+ * Start-up, in order: resolve SERVICE_HOME, take the singleton lock, load config, bind
+ * the sockets, write daemon.pid, then restore state (phase warming, then ready).
+ */
+export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
+  const paths = servicePaths(resolveServiceHome(env))
+  checkSocketPath(paths.socket)
+  await mkdir(paths.home, { recursive: true, mode: 0o700 })
+  const lock = await acquireDaemonLock(paths.lock, paths.home)
+  const cleanups: Array<() => Promise<void> | void> = [() => lock.release()]
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step()
+  }
+  try {
+    const daemonLog = new DaemonLog(paths.log, rotationOf({ log_max_size_mb: 10, log_max_backups: 3 }))
+    cleanups.push(() => daemonLog.close())
+    const log = daemonLog.logger
+    let config: Config
+    try {
+      config = await Config.load(paths.config)
+    } catch (error) {
+      log.fatal({ err: error }, 'cannot load config')
+      throw error
+    }
+    daemonLog.rotate(rotationOf(config.all()))
+    for (const warning of config.loadWarnings) log.warn(`${paths.config}: ${warning}`)
+    const token = await ensureToken(paths.token)
+    const core = new Core(paths, config, log)
+    // Closed in reverse: the socket file goes once its server has stopped.
+    cleanups.push(() => unlink(paths.socket).catch(() => {}))
+
+    let unixBound = false
+    let tcp: TcpListener | undefined
+    const app = await buildApp({
+      core,
+      log,
+      token,
+      listeners: () => ({
+        unixBound,
+        tcp: tcp?.status() ?? { configured: false, bound: false, addr: '' },
+        preview: {
+          configured: config.get('network.preview_listen_addr') !== '',
+          bound: false,
+          addr: '',
+          ...(config.get('network.preview_listen_addr') !== ''
+            ? { error: 'the preview listener is not available in this version' }
+            : {}),
+        },
+      }),
+    })
+    cleanups.push(() => app.fastify.close())
+    tcp = new TcpListener('tcp', app.handler, log)
+    const network = tcp
+    cleanups.push(() => network.close())
+
+    await listenUnix(app.server, paths.socket)
+    unixBound = true
+    await network.bind(config.get('network.listen_addr')).catch(() => {})
+    const exposure = exposureWarning(config.all())
+    if (exposure) log.warn(exposure)
+
+    config.onChange(async (next, previous) => {
+      if (next['network.listen_addr'] !== previous['network.listen_addr']) await network.bind(next['network.listen_addr'])
+      const warning = exposureWarning(next)
+      if (warning) log.warn(warning)
+    })
+    config.onChange((next) => daemonLog.rotate(rotationOf(next)))
+
+    await writeFile(paths.pid, `${process.pid}\n`)
+    cleanups.push(() => unlink(paths.pid).catch(() => {}))
+    log.info({ version: SVC_VERSION, socket: paths.socket, boot_id: core.bootId }, 'daemon started')
+
+    const restored = restoreGate(env).then(() => core.restore())
+    let stopping: Promise<void> | undefined
+    return {
+      paths,
+      core,
+      app,
+      restored,
+      stop: () => {
+        stopping ??= (async () => {
+          log.info('daemon stopping')
+          await cleanup()
+        })()
+        return stopping
+      },
+    }
+  } catch (error) {
+    await cleanup()
+    throw error
+  }
+}

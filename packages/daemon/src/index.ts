@@ -1,0 +1,2 @@
+export { startDaemon, type RunningDaemon } from './daemon.js'
+export { buildApp } from './app.js'

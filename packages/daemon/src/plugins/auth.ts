@@ -1,0 +1,61 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import cors from '@fastify/cors'
+import { isLoopbackHost, type Config } from '@svc/core'
+import { HttpError } from '../http-error.js'
+import { arrivedVia } from '../listeners.js'
+
+export interface AuthOptions {
+  config: Config
+  token: string
+  tokenPath: string
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest()
+}
+
+/** Constant-time, whatever the lengths. */
+export function tokenMatches(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected))
+}
+
+function presentedToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
+  if (bearer) return bearer
+  const query = request.query as Record<string, unknown> | undefined
+  return typeof query?.access_token === 'string' ? query.access_token : undefined
+}
+
+/**
+ * The TCP listener's bearer token and CORS, both read from config on every request so a
+ * change applies to the next one. The Unix socket needs no token: its 0600 mode is the
+ * authentication.
+ */
+export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }: AuthOptions) => {
+  await app.register(cors, {
+    origin: (origin, callback) => {
+      callback(null, origin !== undefined && config.get('network.cors_allowed_origins').includes(origin))
+    },
+    methods: ['GET', 'POST'],
+    strictPreflight: false,
+    optionsSuccessStatus: 204,
+  })
+
+  app.addHook('onRequest', async (request) => {
+    const via = arrivedVia(request.raw)
+    if (via === undefined || request.method === 'OPTIONS') return
+    if (!config.get('network.require_token')) return
+    const loopbackPeer = isLoopbackHost(request.raw.socket.remoteAddress ?? '')
+    if (via.loopbackBind && loopbackPeer && !config.get('network.require_loopback_token')) return
+    const presented = presentedToken(request)
+    if (presented === undefined || !tokenMatches(presented, token)) {
+      throw new HttpError(
+        401,
+        `this listener requires the bearer token: send "Authorization: Bearer <token>" with the token from ${tokenPath}`,
+      )
+    }
+  })
+})

@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
+import fp from 'fastify-plugin'
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
+import Value from 'typebox/value'
+import { CLIENT_VERSION_HEADER, MAX_BODY_BYTES, type RouteDef } from '@svc/protocol'
+import { REMOVED_KEYS } from '@svc/core'
+import { HttpError } from '../http-error.js'
+
+const MALFORMED = 'malformed JSON request body'
+
+function fieldPath(instancePath: string): string {
+  return instancePath.split('/').filter(Boolean).join('.')
+}
+
+/** Go-style decode messages: the first unknown field, else the first type mismatch. */
+export function decodeErrorMessage(errors: FastifySchemaValidationError[]): string {
+  const unknown = errors.find((error) => error.keyword === 'additionalProperties')
+  const names = (unknown?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties
+  if (names?.[0] !== undefined) return `${MALFORMED}: json: unknown field "${names[0]}"`
+  const first = errors[0]
+  if (!first) return `${MALFORMED}: invalid`
+  const field = fieldPath(first.instancePath)
+  return field === ''
+    ? `${MALFORMED}: json: request body ${first.message ?? 'is invalid'}`
+    : `${MALFORMED}: json: field "${field}" ${first.message ?? 'is invalid'}`
+}
+
+/**
+ * One JSON value per body, whatever the content type. Empty, whitespace-only and `null`
+ * bodies mean "no fields". Strict decoding rejects unknown keys; the client-version
+ * header makes it lenient (unknown keys are dropped before validation). Fastify's own
+ * Ajv would silently strip unknown keys, so TypeBox's compiler validates instead.
+ */
+export const decoding = fp(async (app: FastifyInstance) => {
+  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, text, done) => {
+    const source = String(text)
+    if (source.trim() === '') return done(null, {})
+    let value: unknown
+    try {
+      value = JSON.parse(source)
+    } catch (error) {
+      return done(new HttpError(400, `${MALFORMED}: ${(error as Error).message}`), undefined)
+    }
+    if (value === null) return done(null, {})
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      return done(new HttpError(400, `${MALFORMED}: json: request body must be a JSON object`), undefined)
+    }
+    done(null, value)
+  })
+
+  app.addHook('preValidation', async (request) => {
+    const route = request.routeOptions.config.route as RouteDef | undefined
+    if (!route || route.method !== 'POST') return
+    if (request.body === undefined || request.body === null) request.body = {}
+    const body = request.body as Record<string, unknown>
+    const removed = Object.keys(body).find((key) => REMOVED_KEYS[key] !== undefined)
+    if (removed !== undefined) throw new HttpError(400, REMOVED_KEYS[removed] as string)
+    const header = request.headers[CLIENT_VERSION_HEADER]
+    if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, body)
+  })
+})
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    route?: RouteDef
+  }
+}

@@ -1,0 +1,59 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { MAX_BODY_BYTES, MUTATION_COMMITTED, routeAt, type ErrorBodyT } from '@svc/protocol'
+import { DomainError, MutationCommitted, NotReady } from '@svc/core'
+import { HttpError } from '../http-error.js'
+import { decodeErrorMessage } from './decoding.js'
+
+interface Mapped {
+  status: number
+  error: ErrorBodyT
+}
+
+function bodyTooLarge(request: FastifyRequest): string {
+  const declared = request.headers['content-length']
+  const detail = declared ? `Content-Length is ${declared} bytes` : `more than ${MAX_BODY_BYTES} bytes were sent`
+  return `request body exceeds ${MAX_BODY_BYTES}-byte limit: ${detail}`
+}
+
+/** Maps any failure to its status and error body; the daemon marks what it rejected. */
+export function mapError(error: FastifyError | Error, request: FastifyRequest): Mapped {
+  const rejected = (status: number, message: string): Mapped => ({
+    status,
+    error: { message, daemon_rejected: true },
+  })
+  if (error instanceof MutationCommitted) return { status: 500, error: { message: error.message, code: MUTATION_COMMITTED } }
+  if (error instanceof NotReady) return rejected(503, error.message)
+  if (error instanceof DomainError) return rejected(500, error.message)
+  if (error instanceof HttpError) return rejected(error.statusCode, error.message)
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation) return rejected(400, decodeErrorMessage(fastifyError.validation))
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return rejected(413, bodyTooLarge(request))
+  const status = fastifyError.statusCode
+  if (status !== undefined && status >= 400 && status < 500) return rejected(status, `malformed request: ${error.message}`)
+  request.log.error({ err: error }, 'handler failed')
+  return rejected(500, error.message || 'internal error')
+}
+
+/** Every response is `{data, error}`; unknown paths are 404 and wrong verbs 405. */
+export const envelope = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((error, request, reply) => {
+    const { status, error: body } = mapError(error as FastifyError, request)
+    return reply.code(status).send({ data: null, error: body })
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url
+    const route = routeAt(path)
+    if (route) {
+      return reply
+        .code(405)
+        .header('allow', route.method)
+        .send({
+          data: null,
+          error: { message: `method ${request.method} not allowed; use ${route.method}`, daemon_rejected: true },
+        })
+    }
+    return reply.code(404).send({ data: null, error: { message: `unknown route "${path}"`, daemon_rejected: true } })
+  })
+})

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { routes, type RequestOf, type ResponseOf, type Route, type RouteGroup, type RouteName } from '@svc/protocol'
+import { arrivedVia } from '../listeners.js'
+
+/** Who is calling, for audit trails. */
+export interface CallContext {
+  via: 'unix' | 'tcp'
+}
+
+export type Handler<N extends RouteName> = (
+  body: RequestOf<N>,
+  context: CallContext,
+) => Promise<ResponseOf<N>> | ResponseOf<N>
+
+/** Every route of a group must have its handler, or the build fails. */
+export type GroupHandlers<G extends RouteGroup> = {
+  [N in Extract<Route, { group: G }>['name']]: Handler<N>
+}
+
+/** One group per route group present in the table, so a new route without a handler fails to compile. */
+export type AllHandlers = { [G in Route['group']]: GroupHandlers<G> }
+
+function contextOf(request: FastifyRequest): CallContext {
+  return { via: arrivedVia(request.raw) ? 'tcp' : 'unix' }
+}
+
+/** A Fastify plugin registering one group's routes by walking the route table. */
+export function routeGroup<G extends RouteGroup>(group: G, handlers: GroupHandlers<G>) {
+  return async (app: FastifyInstance) => {
+    for (const route of routes.filter((entry) => entry.group === group)) {
+      const handler = (handlers as unknown as Record<string, Handler<RouteName>>)[route.name] as Handler<RouteName>
+      app.route({
+        method: route.method,
+        url: route.path,
+        ...(route.method === 'POST' ? { schema: { body: route.request } } : {}),
+        config: { route },
+        handler: async (request) => ({
+          data: await handler(request.body as RequestOf<RouteName>, contextOf(request)),
+          error: null,
+        }),
+      })
+    }
+  }
+}

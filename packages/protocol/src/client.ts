@@ -1,0 +1,118 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import type { EnvelopeT, ErrorBodyT } from './envelope.js'
+import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes.js'
+import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
+
+export type ClientTarget = { socketPath: string } | { url: string; token?: string | undefined }
+
+export interface ClientOptions {
+  /** Sent as `X-SVC-Client-Version`; defaults to this package's version. */
+  clientVersion?: string
+  timeoutMs?: number
+}
+
+export interface RawResponse {
+  status: number
+  headers: IncomingHttpHeaders
+  text: string
+}
+
+/** The daemon (or something in front of it) answered with an error. */
+export class DaemonError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBodyT,
+    readonly route: string,
+  ) {
+    super(body.message)
+    this.name = 'DaemonError'
+  }
+
+  /** Only the boolean `true` proves the daemon itself refused the request. */
+  get daemonRejected(): boolean {
+    return this.body.daemon_rejected === true
+  }
+
+  get committed(): boolean {
+    return this.body.code === 'mutation_committed'
+  }
+}
+
+/** Nothing answered: no socket, connection refused, or a timeout. */
+export class UnreachableError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message)
+    this.name = 'UnreachableError'
+  }
+}
+
+export interface Client {
+  call<N extends RouteName>(name: N, body?: RequestOf<N>): Promise<ResponseOf<N>>
+  raw(method: string, path: string, body?: string | Buffer, headers?: Record<string, string>): Promise<RawResponse>
+  readonly target: ClientTarget
+}
+
+export function createClient(target: ClientTarget, options: ClientOptions = {}): Client {
+  const baseHeaders: Record<string, string> = {
+    [CLIENT_VERSION_HEADER]: options.clientVersion ?? SVC_VERSION,
+  }
+  if ('url' in target && target.token) baseHeaders.authorization = `Bearer ${target.token}`
+  const where = 'socketPath' in target ? target.socketPath : target.url
+
+  function raw(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}) {
+    return new Promise<RawResponse>((resolve, reject) => {
+      const endpoint =
+        'socketPath' in target
+          ? { socketPath: target.socketPath, path }
+          : (() => {
+              const url = new URL(path, target.url)
+              return { host: url.hostname, port: url.port, path: url.pathname + url.search }
+            })()
+      const req = httpRequest({
+        ...endpoint,
+        method,
+        headers: {
+          ...baseHeaders,
+          ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          ...headers,
+        },
+        timeout: options.timeoutMs ?? 120_000,
+      })
+      req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })))
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(new UnreachableError(`cannot reach the daemon at ${where}: ${error.message}`, error.code)),
+      )
+      req.on('response', (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', reject)
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        )
+      })
+      req.end(body)
+    })
+  }
+
+  async function call<N extends RouteName>(name: N, body?: RequestOf<N>): Promise<ResponseOf<N>> {
+    const route = routeNamed(name)
+    const res = await raw(route.method, route.path, route.method === 'GET' ? undefined : JSON.stringify(body ?? {}))
+    let envelope: EnvelopeT<ResponseOf<N>> | undefined
+    try {
+      envelope = JSON.parse(res.text) as EnvelopeT<ResponseOf<N>>
+    } catch {
+      envelope = undefined
+    }
+    if (envelope?.error) throw new DaemonError(res.status, envelope.error, name)
+    if (res.status !== 200 || !envelope || envelope.data === null || envelope.data === undefined) {
+      const detail = res.text.trim().slice(0, 200) || '(empty body)'
+      throw new DaemonError(res.status, { message: `unexpected HTTP ${res.status} reply: ${detail}` }, name)
+    }
+    return envelope.data
+  }
+
+  return { call, raw, target }
+}

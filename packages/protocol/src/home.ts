@@ -1,0 +1,67 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+
+/** Node silently truncates longer Unix socket paths, so we refuse them up front. */
+export const MAX_SOCKET_PATH_BYTES = 107
+
+export class ServiceHomeError extends Error {}
+
+/** Resolves `SERVICE_HOME` the same way for the daemon and every client. */
+export function resolveServiceHome(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const raw = env.SERVICE_HOME ?? ''
+  if (raw === '') return join(home, '.svc')
+  if (raw === '~') return home
+  if (raw.startsWith('~/')) return join(home, raw.slice(2))
+  if (raw.startsWith('~')) {
+    throw new ServiceHomeError(
+      `SERVICE_HOME=${raw}: "~user" is not supported; write the full path or start with "~/"`,
+    )
+  }
+  return raw
+}
+
+export interface ServicePaths {
+  home: string
+  socket: string
+  lock: string
+  pid: string
+  log: string
+  token: string
+  config: string
+  sessions: string
+  tasks: string
+  projects: string
+  accounts: string
+  archived: string
+  tmuxSocket: string
+}
+
+export function servicePaths(home: string): ServicePaths {
+  const at = (name: string) => join(home, name)
+  return {
+    home,
+    socket: at('daemon-http.sock'),
+    lock: at('daemon.lock'),
+    pid: at('daemon.pid'),
+    log: at('daemon.log'),
+    token: at('daemon-token'),
+    config: at('config.json'),
+    sessions: at('sessions.json'),
+    tasks: at('tasks.json'),
+    projects: at('projects.json'),
+    accounts: at('accounts'),
+    archived: at('archived'),
+    tmuxSocket: at('tmux.sock'),
+  }
+}
+
+/** Throws when a socket path would be truncated by the kernel. */
+export function checkSocketPath(path: string): void {
+  const length = Buffer.byteLength(path)
+  if (length > MAX_SOCKET_PATH_BYTES) {
+    throw new ServiceHomeError(
+      `socket path ${path} is ${length} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit for Unix sockets; ` +
+        'set SERVICE_HOME to a shorter directory (for example ~/.svc)',
+    )
+  }
+}

@@ -1,0 +1,18 @@
+import Type from 'typebox'
+import { Ok, Request } from './common.js'
+
+export const ListAccountsRequest = Request({ agent: Type.String(), repo_path: Type.String() })
+export const ListAccountsResponse = Type.Object({
+  accounts: Type.Array(Type.Object({ agent: Type.String(), name: Type.String(), logged_in: Type.Boolean() })),
+  agents: Type.Array(Type.String()),
+})
+
+export const RegisterAccountRequest = Request({ agent: Type.String(), name: Type.String() })
+export const RegisterAccountResponse = Ok
+
+export const AccountLoginRequest = Request({ agent: Type.String(), name: Type.String() })
+export const AccountLoginResponse = Type.Object({
+  tmux_session: Type.String(),
+  tmux_socket: Type.String(),
+  logged_in: Type.Boolean(),
+})

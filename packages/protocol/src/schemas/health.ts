@@ -1,0 +1,20 @@
+import Type from 'typebox'
+
+export const HealthResponse = Type.Object({
+  ok: Type.Literal(true),
+  version: Type.String(),
+  boot_id: Type.String(),
+  phase: Type.Union([Type.Literal('warming'), Type.Literal('ready')]),
+  pid: Type.Integer(),
+  listeners: Type.Object({
+    http_unix_bound: Type.Boolean(),
+    tcp_configured: Type.Boolean(),
+    tcp_bound: Type.Boolean(),
+    tcp_bound_addr: Type.String(),
+    tcp_error: Type.Optional(Type.String()),
+    preview_configured: Type.Boolean(),
+    preview_bound: Type.Boolean(),
+    preview_bound_addr: Type.String(),
+    preview_error: Type.Optional(Type.String()),
+  }),
+})
