@@ -25,6 +25,8 @@ export interface App {
   server: Server
   /** Fastify's request handler, for the TCP listener to share. */
   handler: RequestListener
+  /** Every route registered, as Fastify saw it. */
+  served: Array<{ method: string; url: string }>
 }
 
 /** The HTTP surface: one plugin per concern, then one per route group. */
@@ -42,6 +44,10 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
       return createServer(requestHandler)
     },
   })
+  const served: App['served'] = []
+  fastify.addHook('onRoute', ({ method, url }) => {
+    for (const verb of [method].flat()) served.push({ method: verb, url })
+  })
   await fastify.register(envelope)
   await fastify.register(decoding)
   await fastify.register(auth, { config: core.config, token, tokenPath: core.paths.token })
@@ -56,5 +62,5 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))
   }
   await fastify.ready()
-  return { fastify, server: fastify.server, handler: handler as RequestListener }
+  return { fastify, server: fastify.server, handler: handler as RequestListener, served }
 }

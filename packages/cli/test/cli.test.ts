@@ -1,0 +1,200 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { catalog, servicePaths } from '@svc/protocol'
+import { cleanup, CLI_MAIN, runCli, startDaemon, tempDir } from '../../daemon/test/harness.js'
+
+const dirs: string[] = []
+async function home(): Promise<string> {
+  const dir = await tempDir()
+  dirs.push(dir)
+  return dir
+}
+afterEach(() => cleanup(...dirs.splice(0)))
+
+/** Runs svc under a pseudo-terminal, as a person would see it. */
+function runInTerminal(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve) => {
+    const command = [process.execPath, CLI_MAIN, ...args].map((word) => `'${word}'`).join(' ')
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { ...process.env, ...env, COLUMNS: '200' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+    child.on('close', () => resolve(out.replace(/\r/g, '')))
+  })
+}
+
+async function withConfig(dir: string): Promise<Record<string, string>> {
+  await writeFile(join(dir, 'config.json'), JSON.stringify({ network: { listen_addr: '' } }))
+  return { SERVICE_HOME: dir }
+}
+
+describe('svc routes', () => {
+  it('prints the catalog and the resolved socket path without creating or dialing anything', async () => {
+    const dir = join(await home(), 'never-created')
+    const result = await runCli(['routes', '--json'], { SERVICE_HOME: dir })
+    expect(result.code).toBe(0)
+    const printed = JSON.parse(result.stdout)
+    expect(printed.socket).toBe(join(dir, 'daemon-http.sock'))
+    expect(printed.routes.map((route: { name: string }) => route.name)).toEqual(catalog().map((route) => route.name))
+    expect(printed.routes[0]).toEqual({
+      name: 'Health',
+      method: 'GET',
+      path: '/v1/health',
+      group: 'health',
+      summary: expect.any(String),
+    })
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it('prints a table for people', async () => {
+    const dir = join(await home(), 'x')
+    const out = await runInTerminal(['routes'], { SERVICE_HOME: dir })
+    expect(out).toContain(`socket: ${join(dir, 'daemon-http.sock')}`)
+    expect(out).toMatch(/NAME\s+METHOD\s+PATH\s+GROUP\s+SUMMARY/)
+    expect(out).toMatch(/Snapshot\s+POST\s+\/v1\/Snapshot\s+sessions/)
+  })
+})
+
+describe('help and usage', () => {
+  it('prints help for the program and each command', async () => {
+    const top = await runCli(['--help'], {})
+    expect(top.code).toBe(0)
+    expect(top.stdout).toContain('Usage: svc')
+    for (const command of ['routes', 'daemon', 'sessions', 'config', 'health']) expect(top.stdout).toContain(command)
+    const list = await runCli(['sessions', 'list', '--help'], {})
+    expect(list.code).toBe(0)
+    expect(list.stdout).toContain('--status <state>')
+    expect((await runCli(['config', 'set', '--help'], {})).stdout).toContain('Usage: svc config set [options] <key> <value>')
+  })
+
+  it('exits 2 on usage errors without starting a daemon', async () => {
+    const dir = await home()
+    for (const args of [['bogus'], ['sessions', 'list', '--limit', 'x'], ['config', 'set', 'only-key'], ['daemon', 'logs', '-n', '-1']]) {
+      const result = await runCli(args, { SERVICE_HOME: dir })
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toMatch(/error/)
+    }
+    expect(existsSync(servicePaths(dir).socket)).toBe(false)
+  })
+
+  it('exits 2 on a bad SERVICE_HOME', async () => {
+    const result = await runCli(['health'], { SERVICE_HOME: '~nobody/svc' })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('"~user" is not supported')
+  })
+})
+
+describe('the daemon on demand', () => {
+  it('starts the daemon when the socket is absent', async () => {
+    const env = await withConfig(await home())
+    const result = await runCli(['health'], env)
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, phase: 'ready' })
+    expect(existsSync(servicePaths(env.SERVICE_HOME as string).socket)).toBe(true)
+  })
+
+  it('daemon status never starts it and exits 3 when it is down', async () => {
+    const env = await withConfig(await home())
+    const result = await runCli(['daemon', 'status'], env)
+    expect(result.code).toBe(3)
+    expect(JSON.parse(result.stdout)).toMatchObject({ running: false })
+    expect(existsSync(servicePaths(env.SERVICE_HOME as string).socket)).toBe(false)
+  })
+
+  it('daemon start, status, logs and stop', async () => {
+    const env = await withConfig(await home())
+    const started = JSON.parse((await runCli(['daemon', 'start'], env)).stdout)
+    expect(started).toMatchObject({ started: true, ok: true })
+    expect(JSON.parse((await runCli(['daemon', 'start'], env)).stdout)).toMatchObject({ started: false, pid: started.pid })
+    expect(JSON.parse((await runCli(['daemon', 'status'], env)).stdout)).toMatchObject({ running: true, pid: started.pid })
+    const logs = await runCli(['daemon', 'logs', '-n', '2'], env)
+    expect(logs.code).toBe(0)
+    expect(logs.stdout.trim().split('\n')).toHaveLength(2)
+    expect(await runInTerminal(['daemon', 'logs', '-n', '1'], env)).toMatch(/^\d{4}-\d{2}-\d{2}T\S+ INFO /)
+    expect(JSON.parse((await runCli(['daemon', 'stop'], env)).stdout)).toEqual({ stopped: true })
+    expect(existsSync(servicePaths(env.SERVICE_HOME as string).socket)).toBe(false)
+    expect(JSON.parse((await runCli(['daemon', 'stop'], env)).stdout)).toEqual({ stopped: false })
+  })
+
+  it('exits 3 when the daemon cannot be started, saying why', async () => {
+    const dir = await home()
+    await writeFile(join(dir, 'file'), '')
+    const result = await runCli(['health'], { SERVICE_HOME: join(dir, 'file', 'svc') })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('the daemon failed to start')
+    expect(result.stderr).toContain('ENOTDIR')
+  })
+})
+
+describe('commands against a running daemon', () => {
+  it('lists sessions with filters, as JSON or a table', async () => {
+    const daemon = await startDaemon({ home: await home() })
+    const env = { SERVICE_HOME: daemon.home }
+    const result = await runCli(['sessions', 'list', '--live', '--status', 'ready', '--status', 'lost', '--since', '2h', '--limit', '5'], env)
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ instances: [], boot_id: expect.any(String) })
+    expect(await runInTerminal(['sessions', 'list'], env)).toContain('no sessions')
+    const refused = await runCli(['sessions', 'list', '--status', 'sleeping'], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('unknown status "sleeping"')
+  })
+
+  it('gets, sets and unsets config', async () => {
+    const daemon = await startDaemon({ home: await home() })
+    const env = { SERVICE_HOME: daemon.home }
+    const set = await runCli(['config', 'set', 'branch_prefix', 'bots/'], env)
+    expect(set.code).toBe(0)
+    expect(JSON.parse(set.stdout)).toMatchObject({ key: 'branch_prefix', value: 'bots/', applies: 'next-start' })
+    expect(await runInTerminal(['config', 'set', 'branch_prefix', 'bots/'], env)).toContain(
+      'branch_prefix = bots/ (takes effect on the next daemon start)',
+    )
+    expect(JSON.parse((await runCli(['config', 'get', 'branch_prefix'], env)).stdout).value).toBe('bots/')
+    await runCli(['config', 'set', 'program_overrides.codex', 'codex --full-auto'], env)
+    expect(await runInTerminal(['config', 'get', 'program_overrides.codex'], env)).toBe('codex --full-auto\n')
+    expect((await runCli(['config', 'unset', 'branch_prefix'], env)).code).toBe(0)
+    expect(JSON.parse((await runCli(['config', 'get', 'branch_prefix'], env)).stdout).value).not.toBe('bots/')
+    const table = await runInTerminal(['config', 'get'], env)
+    expect(table).toMatch(/KEY\s+VALUE\s+DEFAULT\s+TYPE\s+PURPOSE/)
+    expect(table).toContain('daemon_poll_interval')
+
+    const bad = await runCli(['config', 'set', 'daemon_poll_interval', 'soon'], env)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('daemon_poll_interval: expected a duration')
+    const warned = await runCli(['config', 'set', 'network.listen_addr', '0.0.0.0:0'], env)
+    expect(warned.code).toBe(0)
+    expect(warned.stderr).toContain('warning: network.listen_addr 0.0.0.0:0 makes the control API reachable')
+  })
+})
+
+describe('version skew', () => {
+  it('reports a 400 naming an unknown field as version skew, with the fix', async () => {
+    const dir = await home()
+    const seen: IncomingHttpHeaders[] = []
+    // An older daemon: it decodes strictly and does not know a field this client sends.
+    const older = createServer((request, response) => {
+      seen.push(request.headers)
+      response.writeHead(request.url === '/v1/health' ? 200 : 400, { 'content-type': 'application/json' })
+      response.end(
+        request.url === '/v1/health'
+          ? JSON.stringify({ data: { ok: true, pid: 1 }, error: null })
+          : JSON.stringify({ data: null, error: { message: 'malformed JSON request body: json: unknown field "since"', daemon_rejected: true } }),
+      )
+    })
+    await new Promise<void>((resolve) => older.listen(servicePaths(dir).socket, resolve))
+    try {
+      const result = await runCli(['sessions', 'list'], { SERVICE_HOME: dir })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain('version skew: the running daemon does not know the field "since"')
+      expect(result.stderr).toContain('svc daemon stop && svc daemon start')
+      expect(seen.every((headers) => typeof headers['x-svc-client-version'] === 'string')).toBe(true)
+    } finally {
+      older.close()
+    }
+  })
+})

@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createClient, servicePaths, type Client, type ServicePaths } from '@svc/protocol'
+
+export const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+export const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
+
+/** Short on purpose: Unix socket paths are capped at 107 bytes. */
+export function tempDir(): Promise<string> {
+  return mkdtemp('/tmp/svc-')
+}
+
+export interface Reply {
+  status: number
+  headers: IncomingHttpHeaders
+  text: string
+  json: any
+}
+
+export type Target = { socketPath: string } | { host: string; port: number }
+
+/** A raw HTTP request with full control of headers: no client-version header unless given. */
+export function send(
+  target: Target,
+  method: string,
+  path: string,
+  options: { body?: string | Buffer; headers?: Record<string, string | number> } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ ...target, method, path, headers: options.headers ?? {}, agent: false })
+    req.on('error', reject)
+    req.on('response', (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        let json: unknown
+        try {
+          json = JSON.parse(text)
+        } catch {
+          json = undefined
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
+      })
+    })
+    req.end(options.body)
+  })
+}
+
+export interface DaemonOptions {
+  /** Written to config.json before start; the TCP listener is off unless this sets it. */
+  config?: Record<string, unknown>
+  env?: Record<string, string>
+  home?: string
+  /** Wait for phase ready (default) or only for the socket to answer. */
+  waitReady?: boolean
+}
+
+export interface TestDaemon {
+  home: string
+  paths: ServicePaths
+  process: ChildProcess
+  /** The typed client (lenient, like the CLI). */
+  client: Client
+  socket: Target
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>
+  stderr(): string
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+const running = new Set<TestDaemon>()
+
+export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaemon> {
+  const home = options.home ?? (await tempDir())
+  const paths = servicePaths(home)
+  await mkdir(home, { recursive: true })
+  if (!existsSync(paths.config) || options.config) {
+    await writeFile(paths.config, JSON.stringify(options.config ?? { network: { listen_addr: '' } }))
+  }
+  const child = spawn(process.execPath, [DAEMON_MAIN], {
+    env: { ...process.env, SERVICE_HOME: home, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  child.stdout?.resume()
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const socket = { socketPath: paths.socket }
+  const daemon: TestDaemon = {
+    home,
+    paths,
+    process: child,
+    client: createClient(socket),
+    socket,
+    post: (path, body, headers = {}) =>
+      send(socket, 'POST', path, { body: body === undefined ? undefined : JSON.stringify(body), headers }),
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      running.delete(daemon)
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
+      child.kill(signal)
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      const code = await exited
+      clearTimeout(timer)
+      return code
+    },
+  }
+  running.add(daemon)
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`)
+    if (Date.now() > deadline) throw new Error(`daemon did not come up: ${stderr}`)
+    const health = existsSync(paths.socket) ? await daemon.client.call('Health').catch(() => undefined) : undefined
+    if (health && (options.waitReady === false || health.phase === 'ready')) return daemon
+    await sleep(20)
+  }
+}
+
+/** Stops a daemon the CLI started in the background under `home`, if any. */
+async function stopDetached(home: string): Promise<void> {
+  const pid = Number.parseInt(await readFile(servicePaths(home).pid, 'utf8').catch(() => ''), 10)
+  if (!Number.isInteger(pid)) return
+  try {
+    process.kill(pid, 'SIGTERM')
+  } catch {
+    return
+  }
+  await waitFor(() => {
+    try {
+      process.kill(pid, 0)
+      return undefined
+    } catch {
+      return true
+    }
+  })
+}
+
+/** Stops every daemon a test left running and removes the given directories. */
+export async function cleanup(...dirs: string[]): Promise<void> {
+  await Promise.all([...running].map((daemon) => daemon.stop()))
+  await Promise.all(dirs.map((dir) => stopDetached(dir)))
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+}
+
+/** Runs `svc` as a user would; resolves with its exit code and output. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await sleep(25)
+  }
+}

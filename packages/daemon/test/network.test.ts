@@ -1,0 +1,199 @@
+import { readFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { cleanup, send, startDaemon, type TestDaemon } from './harness.js'
+
+const dirs: string[] = []
+afterEach(() => cleanup(...dirs.splice(0)))
+
+async function daemonWith(network: Record<string, unknown>): Promise<TestDaemon> {
+  const daemon = await startDaemon({ config: { network: { listen_addr: '127.0.0.1:0', ...network } } })
+  dirs.push(daemon.home)
+  return daemon
+}
+
+async function tcpTarget(daemon: TestDaemon) {
+  const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
+  const port = Number(addr.slice(addr.lastIndexOf(':') + 1))
+  return { host: '127.0.0.1', port }
+}
+
+async function token(daemon: TestDaemon): Promise<string> {
+  return (await readFile(daemon.paths.token, 'utf8')).trim()
+}
+
+function setConfig(daemon: TestDaemon, key: string, value: string) {
+  return daemon.post('/v1/SetConfigValue', { key, value })
+}
+
+async function occupiedPort(): Promise<{ server: Server; port: number }> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, port: (server.address() as { port: number }).port }
+}
+
+describe('TCP listener', () => {
+  it('serves the same API on network.listen_addr and reports it in health', async () => {
+    const daemon = await daemonWith({})
+    const health = (await daemon.client.call('Health')).listeners
+    expect(health).toMatchObject({ tcp_configured: true, tcp_bound: true })
+    expect(health.tcp_bound_addr).toMatch(/^127\.0\.0\.1:\d+$/)
+    const reply = await send(await tcpTarget(daemon), 'POST', '/v1/Snapshot', { body: '{}' })
+    expect(reply.status).toBe(200)
+    expect(reply.json.data.instances).toEqual([])
+  })
+
+  it('is off when network.listen_addr is empty', async () => {
+    const daemon = await daemonWith({ listen_addr: '' })
+    expect((await daemon.client.call('Health')).listeners).toMatchObject({
+      tcp_configured: false,
+      tcp_bound: false,
+      tcp_bound_addr: '',
+    })
+  })
+
+  it('keeps serving the Unix socket when the configured port is taken at start', async () => {
+    const { server, port } = await occupiedPort()
+    try {
+      const daemon = await daemonWith({ listen_addr: `127.0.0.1:${port}` })
+      const health = (await daemon.client.call('Health')).listeners
+      expect(health).toMatchObject({ tcp_configured: true, tcp_bound: false, http_unix_bound: true })
+      expect(health.tcp_error).toContain('EADDRINUSE')
+    } finally {
+      server.close()
+    }
+  })
+})
+
+describe('bearer token', () => {
+  it('is not required by default', async () => {
+    const daemon = await daemonWith({})
+    expect((await send(await tcpTarget(daemon), 'GET', '/v1/health')).status).toBe(200)
+  })
+
+  it('exempts loopback peers on a loopback bind until require_loopback_token', async () => {
+    const daemon = await daemonWith({ require_token: true })
+    const tcp = await tcpTarget(daemon)
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
+
+    expect((await setConfig(daemon, 'network.require_loopback_token', 'true')).status).toBe(200)
+    const denied = await send(tcp, 'GET', '/v1/health')
+    expect(denied.status).toBe(401)
+    expect(denied.json.data).toBeNull()
+    expect(denied.json.error.daemon_rejected).toBe(true)
+    expect(denied.json.error.message).toContain(daemon.paths.token)
+
+    const secret = await token(daemon)
+    expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+    expect((await send(tcp, 'GET', `/v1/health?access_token=${secret}`)).status).toBe(200)
+    expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: `Bearer ${secret}x` } })).status).toBe(401)
+    expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: 'Bearer short' } })).status).toBe(401)
+    expect((await send(tcp, 'GET', '/v1/health?access_token=nope')).status).toBe(401)
+    // The Unix socket never asks for a token.
+    expect((await send(daemon.socket, 'GET', '/v1/health')).status).toBe(200)
+  })
+
+  it('is read per request, without a rebind', async () => {
+    const daemon = await daemonWith({ require_loopback_token: true })
+    const tcp = await tcpTarget(daemon)
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
+    await setConfig(daemon, 'require_token', 'true')
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(401)
+    expect(await tcpTarget(daemon)).toEqual(tcp)
+    await setConfig(daemon, 'require_token', 'false')
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
+  })
+
+  it('gives loopback peers no exemption on a non-loopback bind', async () => {
+    const daemon = await daemonWith({ listen_addr: '0.0.0.0:0', require_token: true })
+    const tcp = await tcpTarget(daemon)
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(401)
+    const secret = await token(daemon)
+    expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+  })
+
+  it('warns when the control API is reachable from the network without a token, and still binds', async () => {
+    const daemon = await daemonWith({})
+    const reply = await setConfig(daemon, 'network.listen_addr', '0.0.0.0:0')
+    expect(reply.status).toBe(200)
+    expect(reply.json.data.warnings[0]).toContain('without a token')
+    expect((await daemon.client.call('Health')).listeners.tcp_bound_addr).toMatch(/^0\.0\.0\.0:\d+$/)
+    const quiet = await setConfig(daemon, 'network.require_token', 'true')
+    expect(quiet.json.data.warnings).toBeUndefined()
+  })
+})
+
+describe('CORS', () => {
+  it('echoes only exact allowed origins, read per request', async () => {
+    const daemon = await daemonWith({ cors_allowed_origins: ['http://localhost:5173'] })
+    const tcp = await tcpTarget(daemon)
+    const allowed = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5173' } })
+    expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173')
+    expect(allowed.headers.vary).toMatch(/Origin/)
+    const other = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5174' } })
+    expect(other.headers['access-control-allow-origin']).toBeUndefined()
+
+    await setConfig(daemon, 'network.cors_allowed_origins', 'http://localhost:5174')
+    const now = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5174' } })
+    expect(now.headers['access-control-allow-origin']).toBe('http://localhost:5174')
+    const before = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5173' } })
+    expect(before.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it('answers an OPTIONS preflight with 204, without a token', async () => {
+    const daemon = await daemonWith({ cors_allowed_origins: ['https://ui.example.com'], require_token: true, require_loopback_token: true })
+    const preflight = await send(await tcpTarget(daemon), 'OPTIONS', '/v1/Snapshot', {
+      headers: {
+        origin: 'https://ui.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://ui.example.com')
+    expect(preflight.headers['access-control-allow-methods']).toContain('POST')
+    expect(preflight.headers['access-control-allow-headers']).toContain('authorization')
+  })
+})
+
+describe('live rebind', () => {
+  it('binds the new address, then closes the old one', async () => {
+    const daemon = await daemonWith({})
+    const old = await tcpTarget(daemon)
+    const { server, port } = await occupiedPort()
+    server.close()
+    const reply = await setConfig(daemon, 'network.listen_addr', `127.0.0.1:${port}`)
+    expect(reply.status).toBe(200)
+    expect((await daemon.client.call('Health')).listeners.tcp_bound_addr).toBe(`127.0.0.1:${port}`)
+    expect((await send({ host: '127.0.0.1', port }, 'GET', '/v1/health')).status).toBe(200)
+    await expect(send(old, 'GET', '/v1/health')).rejects.toThrow(/ECONNREFUSED/)
+
+    await setConfig(daemon, 'network.listen_addr', '')
+    expect((await daemon.client.call('Health')).listeners).toMatchObject({ tcp_configured: false, tcp_bound: false })
+    await expect(send({ host: '127.0.0.1', port }, 'GET', '/v1/health')).rejects.toThrow(/ECONNREFUSED/)
+  })
+
+  it('keeps the old address serving when the new bind fails, and reports a committed mutation', async () => {
+    const daemon = await daemonWith({})
+    const old = await tcpTarget(daemon)
+    const { server, port } = await occupiedPort()
+    try {
+      const reply = await setConfig(daemon, 'network.listen_addr', `127.0.0.1:${port}`)
+      expect(reply.status).toBe(500)
+      expect(reply.json.data).toBeNull()
+      expect(reply.json.error.code).toBe('mutation_committed')
+      expect(reply.json.error).not.toHaveProperty('daemon_rejected')
+      expect(reply.json.error.message).toContain('EADDRINUSE')
+      expect(reply.json.error.message).toContain(`still serving on 127.0.0.1:${old.port}`)
+
+      const saved = JSON.parse(await readFile(daemon.paths.config, 'utf8'))
+      expect(saved.network.listen_addr).toBe(`127.0.0.1:${port}`)
+      expect((await send(old, 'GET', '/v1/health')).status).toBe(200)
+      const health = (await daemon.client.call('Health')).listeners
+      expect(health.tcp_bound_addr).toBe(`127.0.0.1:${old.port}`)
+      expect(health.tcp_error).toContain('EADDRINUSE')
+    } finally {
+      server.close()
+    }
+  })
+})

@@ -1,0 +1,168 @@
+import { readFile } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_BODY_BYTES } from '@svc/protocol'
+import { cleanup, send, startDaemon, type TestDaemon } from './harness.js'
+
+let daemon: TestDaemon
+
+beforeAll(async () => {
+  daemon = await startDaemon()
+})
+afterAll(() => cleanup(daemon.home))
+
+function expectRejected(reply: { status: number; json: any; headers: Record<string, unknown> }, status: number, message?: string) {
+  expect(reply.status).toBe(status)
+  expect(reply.headers['content-type']).toMatch(/^application\/json/)
+  expect(Object.keys(reply.json).sort()).toEqual(['data', 'error'])
+  expect(reply.json.data).toBeNull()
+  expect(reply.json.error.daemon_rejected).toBe(true)
+  if (message !== undefined) expect(reply.json.error.message).toBe(message)
+}
+
+describe('envelope and verbs', () => {
+  it('answers GET /v1/health with the envelope and the health fields', async () => {
+    const reply = await send(daemon.socket, 'GET', '/v1/health')
+    expect(reply.status).toBe(200)
+    expect(reply.headers['content-type']).toMatch(/^application\/json/)
+    expect(reply.json.error).toBeNull()
+    expect(reply.json.data).toMatchObject({
+      ok: true,
+      phase: 'ready',
+      pid: daemon.process.pid,
+      listeners: { http_unix_bound: true, tcp_configured: false, tcp_bound: false, tcp_bound_addr: '' },
+    })
+    expect(reply.json.data.boot_id).toMatch(/^[0-9a-f]{16}$/)
+    expect(reply.json.data.version).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it.each(['POST', 'PUT', 'DELETE', 'HEAD', 'PATCH'])('refuses %s on /v1/health with 405', async (method) => {
+    const reply = await send(daemon.socket, method, '/v1/health')
+    expect(reply.status).toBe(405)
+    expect(reply.headers.allow).toBe('GET')
+    if (method !== 'HEAD') expectRejected(reply, 405, `method ${method} not allowed; use GET`)
+  })
+
+  it.each(['GET', 'PUT', 'DELETE'])('refuses %s on an RPC route with 405', async (method) => {
+    expectRejected(await send(daemon.socket, method, '/v1/Snapshot'), 405, `method ${method} not allowed; use POST`)
+  })
+
+  it('answers unknown and removed routes with 404', async () => {
+    expectRejected(await daemon.post('/v1/Nope', {}), 404, 'unknown route "/v1/Nope"')
+    expectRejected(await daemon.post('/v1/SetPRInfo', {}), 404, 'unknown route "/v1/SetPRInfo"')
+    expectRejected(await daemon.post('/v1/RefreshPRInfo', {}), 404, 'unknown route "/v1/RefreshPRInfo"')
+    expectRejected(await daemon.post('/v1/snapshot', {}), 404, 'unknown route "/v1/snapshot"')
+    expectRejected(await send(daemon.socket, 'GET', '/v1/debug/pprof/heap'), 404, 'unknown route "/v1/debug/pprof/heap"')
+  })
+
+  it('reports handler failures as 500 with daemon_rejected', async () => {
+    expectRejected(await daemon.post('/v1/Snapshot', { limit: 0 }), 500, 'limit must be a positive integer, got 0')
+    expectRejected(await daemon.post('/v1/Snapshot', { limit: -3 }), 500)
+    expectRejected(await daemon.post('/v1/Snapshot', { statuses: ['running', 'sleeping'] }), 500)
+    expect((await daemon.post('/v1/Snapshot', { statuses: ['sleeping'] })).json.error.message).toContain('"sleeping"')
+    expectRejected(await daemon.post('/v1/Snapshot', { created_after: 'yesterday' }), 500)
+  })
+})
+
+describe('request decoding', () => {
+  it.each([
+    ['no body', undefined],
+    ['an empty body', ''],
+    ['a whitespace body', ' \n\t '],
+    ['null', 'null'],
+    ['an empty object', '{}'],
+  ])('treats %s as no fields', async (_label, body) => {
+    const reply = await send(daemon.socket, 'POST', '/v1/Snapshot', { body })
+    expect(reply.status).toBe(200)
+    expect(reply.json).toEqual({ data: { instances: [], boot_id: expect.any(String) }, error: null })
+  })
+
+  it('accepts any content type as JSON', async () => {
+    const reply = await send(daemon.socket, 'POST', '/v1/Snapshot', {
+      body: '{"live":true}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect(reply.status).toBe(200)
+  })
+
+  it('refuses two JSON values, broken JSON and non-objects with 400', async () => {
+    for (const body of ['{} {}', '{}{"live":true}', '{"live":', '[]', '"text"', '42']) {
+      const reply = await send(daemon.socket, 'POST', '/v1/Snapshot', { body })
+      expectRejected(reply, 400)
+      expect(reply.json.error.message).toMatch(/^malformed JSON request body: /)
+    }
+  })
+
+  it('refuses a wrong JSON type as a 400 decode error, in both modes', async () => {
+    for (const headers of [{}, { 'X-SVC-Client-Version': '9.9.9' }] as Array<Record<string, string>>) {
+      for (const body of [{ limit: '5' }, { limit: 1.5 }, { live: 'yes' }, { statuses: 'running' }, { statuses: [1] }]) {
+        const reply = await daemon.post('/v1/Snapshot', body, headers)
+        expectRejected(reply, 400)
+        expect(reply.json.error.message).toMatch(/^malformed JSON request body: json: field "/)
+      }
+    }
+  })
+
+  it('refuses an unknown field with the exact message when strict', async () => {
+    expectRejected(
+      await daemon.post('/v1/Snapshot', { repo_idd: 'abc' }),
+      400,
+      'malformed JSON request body: json: unknown field "repo_idd"',
+    )
+    expectRejected(
+      await daemon.post('/v1/SetConfigValue', { key: 'default_program', value: 'codex', extra: true }),
+      400,
+      'malformed JSON request body: json: unknown field "extra"',
+    )
+  })
+
+  it('ignores unknown fields when the client-version header is present', async () => {
+    const lenient = await daemon.post('/v1/Snapshot', { repo_idd: 'abc', live: true }, { 'X-SVC-Client-Version': '2.0.0' })
+    expect(lenient.status).toBe(200)
+    expect(lenient.json.data.instances).toEqual([])
+    const emptyHeader = await daemon.post('/v1/Snapshot', { repo_idd: 'abc' }, { 'X-SVC-Client-Version': '' })
+    expectRejected(emptyHeader, 400)
+  })
+
+  it('refuses the removed auto_yes field with guidance in both modes', async () => {
+    for (const headers of [{}, { 'X-SVC-Client-Version': '1.0.0' }] as Array<Record<string, string>>) {
+      const reply = await daemon.post('/v1/Snapshot', { auto_yes: true }, headers)
+      expectRejected(reply, 400)
+      expect(reply.json.error.message).toContain('program_overrides')
+    }
+  })
+})
+
+describe('the 16 MiB body cap', () => {
+  // SetConfigValue writes config.json, so an unchanged file proves the handler never ran.
+  function padded(value: string, size: number): string {
+    const body = JSON.stringify({ key: 'default_program', value })
+    return body + ' '.repeat(size - Buffer.byteLength(body))
+  }
+
+  it('accepts a body of exactly 16777216 bytes', async () => {
+    const body = padded('codex', MAX_BODY_BYTES)
+    expect(Buffer.byteLength(body)).toBe(16_777_216)
+    const reply = await send(daemon.socket, 'POST', '/v1/SetConfigValue', { body })
+    expect(reply.status).toBe(200)
+    expect(JSON.parse(await readFile(daemon.paths.config, 'utf8')).default_program).toBe('codex')
+  })
+
+  it('refuses one byte more with 413 before any handler runs', async () => {
+    const before = await readFile(daemon.paths.config, 'utf8')
+    const reply = await send(daemon.socket, 'POST', '/v1/SetConfigValue', { body: padded('aider', MAX_BODY_BYTES + 1) })
+    expectRejected(reply, 413)
+    expect(reply.json.error.message).toBe('request body exceeds 16777216-byte limit: Content-Length is 16777217 bytes')
+    expect(await readFile(daemon.paths.config, 'utf8')).toBe(before)
+  })
+
+  it('refuses an oversized chunked body with 413 too', async () => {
+    const before = await readFile(daemon.paths.config, 'utf8')
+    const reply = await send(daemon.socket, 'POST', '/v1/SetConfigValue', {
+      body: padded('aider', MAX_BODY_BYTES + 1),
+      headers: { 'transfer-encoding': 'chunked' },
+    })
+    expectRejected(reply, 413)
+    expect(reply.json.error.message).toMatch(/^request body exceeds 16777216-byte limit: /)
+    expect(await readFile(daemon.paths.config, 'utf8')).toBe(before)
+  })
+})

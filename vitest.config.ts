@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const source = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    // Unit tests run the sources; integration tests spawn the built daemon and CLI.
+    alias: {
+      '@svc/protocol': source('protocol'),
+      '@svc/core': source('core'),
+      '@svc/daemon': source('daemon'),
+    },
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    globalSetup: ['./packages/daemon/test/build.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+})
