@@ -36,6 +36,8 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     loggerInstance: log as FastifyBaseLogger,
     // Per-request lines would flood daemon.log; failures are logged where they are mapped.
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request pino child: nothing logs per request, and creating one costs throughput.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: MAX_BODY_BYTES,
     // HEAD is a wrong verb for /v1/health, not an implicit route.
     exposeHeadRoutes: false,

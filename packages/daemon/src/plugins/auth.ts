@@ -44,18 +44,19 @@ export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }
     optionsSuccessStatus: 204,
   })
 
-  app.addHook('onRequest', async (request) => {
+  // Callback-style hooks: cheaper than async ones on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
     const via = arrivedVia(request.raw)
-    if (via === undefined || request.method === 'OPTIONS') return
-    if (!config.get('network.require_token')) return
+    if (via === undefined || request.method === 'OPTIONS' || !config.get('network.require_token')) return done()
     const loopbackPeer = isLoopbackHost(request.raw.socket.remoteAddress ?? '')
-    if (via.loopbackBind && loopbackPeer && !config.get('network.require_loopback_token')) return
+    if (via.loopbackBind && loopbackPeer && !config.get('network.require_loopback_token')) return done()
     const presented = presentedToken(request)
-    if (presented === undefined || !tokenMatches(presented, token)) {
-      throw new HttpError(
+    if (presented !== undefined && tokenMatches(presented, token)) return done()
+    done(
+      new HttpError(
         401,
         `this listener requires the bearer token: send "Authorization: Bearer <token>" with the token from ${tokenPath}`,
-      )
-    }
+      ),
+    )
   })
 })

@@ -50,15 +50,16 @@ export const decoding = fp(async (app: FastifyInstance) => {
     done(null, value)
   })
 
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const route = request.routeOptions.config.route as RouteDef | undefined
-    if (!route || route.method !== 'POST') return
+    if (!route || route.method !== 'POST') return done()
     if (request.body === undefined || request.body === null) request.body = {}
     const body = request.body as Record<string, unknown>
     const removed = Object.keys(body).find((key) => REMOVED_KEYS[key] !== undefined)
-    if (removed !== undefined) throw new HttpError(400, REMOVED_KEYS[removed] as string)
+    if (removed !== undefined) return done(new HttpError(400, REMOVED_KEYS[removed] as string))
     const header = request.headers[CLIENT_VERSION_HEADER]
     if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, body)
+    done()
   })
 })
 

@@ -8,8 +8,8 @@ const RESTORED_GROUPS: ReadonlySet<RouteGroup> = new Set(['sessions', 'tabs', 't
 
 /** Session and task routes answer a retryable 503 until the core has restored its state. */
 export const warmup = fp(async (app: FastifyInstance, { core }: { core: Core }) => {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const group = request.routeOptions.config.route?.group
-    if (core.phase !== 'ready' && group !== undefined && RESTORED_GROUPS.has(group)) throw new NotReady()
+    done(core.phase !== 'ready' && group !== undefined && RESTORED_GROUPS.has(group) ? new NotReady() : undefined)
   })
 })

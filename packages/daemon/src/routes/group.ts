@@ -34,10 +34,12 @@ export function routeGroup<G extends RouteGroup>(group: G, handlers: GroupHandle
         url: route.path,
         ...(route.method === 'POST' ? { schema: { body: route.request } } : {}),
         config: { route },
-        handler: async (request) => ({
-          data: await handler(request.body as RequestOf<RouteName>, contextOf(request)),
-          error: null,
-        }),
+        // Synchronous results are sent at once: an async hop per request costs throughput.
+        handler: (request, reply) => {
+          const result = handler(request.body as RequestOf<RouteName>, contextOf(request))
+          if (result instanceof Promise) return result.then((data) => ({ data, error: null }))
+          return reply.send({ data: result, error: null })
+        },
       })
     }
   }

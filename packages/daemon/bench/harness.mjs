@@ -1,0 +1,137 @@
+// Shared pieces of the benchmark scripts: a real daemon on a temporary SERVICE_HOME,
+// a load generator, and the printing of figures and ratios.
+import { execFileSync, spawn } from 'node:child_process'
+import { availableParallelism } from 'node:os'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import autocannon from 'autocannon'
+import { createClient, servicePaths } from '@svc/protocol'
+
+const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+
+/** Seconds per measured comparison; BENCH_SECONDS overrides. */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+
+/**
+ * With two or more CPUs, servers run on the last one and the load generator on the
+ * others, so the two never fight over a core and the ratio reflects the server.
+ */
+const cpus = availableParallelism()
+const pinned = cpus > 1 && (() => {
+  try {
+    execFileSync('taskset', ['-cp', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+const generatorCpus = cpus > 2 ? `CPUs 0-${cpus - 2}` : 'CPU 0'
+export const PINNING = pinned ? `servers on CPU ${cpus - 1}, load generator on ${generatorCpus}` : 'no CPU pinning'
+
+/** Spawns a server process on the server CPU. */
+export function spawnServer(args, options) {
+  return pinned
+    ? spawn('taskset', ['-c', String(cpus - 1), process.execPath, ...args], options)
+    : spawn(process.execPath, args, options)
+}
+
+export async function startDaemon({ config = { network: { listen_addr: '' } }, env = {}, prepare } = {}) {
+  const home = await mkdtemp('/tmp/svc-bench-')
+  const paths = servicePaths(home)
+  await writeFile(paths.config, JSON.stringify(config))
+  if (prepare) await prepare(paths)
+  const child = spawnServer([DAEMON_MAIN], {
+    env: { ...process.env, SERVICE_HOME: home, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const client = createClient({ socketPath: paths.socket })
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}`)
+    const health = existsSync(paths.socket) ? await client.call('Health').catch(() => undefined) : undefined
+    if (health?.phase === 'ready') break
+    await sleep(20)
+  }
+  return {
+    home,
+    paths,
+    client,
+    pid: child.pid,
+    async stop() {
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('exit', resolve))
+      await rm(home, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Rounds per comparison; the median round is reported, which tames a noisy machine. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+
+/** Requests per second from `connections` concurrent keep-alive clients on a Unix socket. */
+export async function throughput(socketPath, { method = 'GET', path, body, connections = 10, seconds }) {
+  const result = await autocannon({
+    url: `http://localhost${path}`,
+    socketPath,
+    method,
+    body,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    connections,
+    duration: seconds,
+  })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  return result.requests.average
+}
+
+/** Latency of one request at a time, in milliseconds with microsecond resolution. */
+export async function latencies(client, { method = 'GET', path, body }, count) {
+  const times = []
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint()
+    const reply = await client.raw(method, path, body)
+    times.push(Number(process.hrtime.bigint() - start) / 1e6)
+    if (reply.status !== 200) throw new Error(`${path}: HTTP ${reply.status}`)
+  }
+  return times.sort((a, b) => a - b)
+}
+
+export function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+export function median(values) {
+  return percentile([...values].sort((a, b) => a - b), 50)
+}
+
+/**
+ * Measures `route` on each target in alternating rounds (so drift hits both alike):
+ * median throughput, then p50 and p99 latency of sequential requests.
+ */
+export async function compare(targets, route) {
+  const seconds = Math.max(1, SECONDS / ROUNDS)
+  const rounds = Object.fromEntries(Object.keys(targets).map((name) => [name, []]))
+  for (const target of Object.values(targets)) await throughput(target.socketPath, { ...route, seconds: 1 }) // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, target] of Object.entries(targets)) rounds[name].push(await throughput(target.socketPath, { ...route, seconds }))
+  }
+  const figures = {}
+  for (const [name, target] of Object.entries(targets)) {
+    const times = await latencies(target.client, route, 2000)
+    figures[name] = { rps: median(rounds[name]), p50: percentile(times, 50), p99: percentile(times, 99) }
+  }
+  return figures
+}
+
+/** Prints one section of figures: rows of [label, value] with units. */
+export function report(title, rows) {
+  process.stdout.write(`\n${title}\n`)
+  const width = Math.max(...rows.map(([label]) => label.length))
+  for (const [label, value] of rows) process.stdout.write(`  ${label.padEnd(width)}  ${value}\n`)
+}
+
+export const fmt = {
+  rps: (value) => `${Math.round(value).toLocaleString('en-US')} req/s`,
+  ms: (value) => `${value.toFixed(3)} ms`,
+  ratio: (value, target) => `${value.toFixed(2)}  (target ${target})`,
+}

@@ -1,0 +1,15 @@
+// `pnpm bench`: every benchmark, printed as figures and ratios against floors measured
+// in the same run. Nothing is asserted: these machines are shared and noisy.
+import { PINNING, ROUNDS, SECONDS } from './harness.mjs'
+import { run as transport } from './transport.mjs'
+
+const suites = { transport }
+const only = process.argv.slice(2)
+
+process.stdout.write(
+  `svc benchmarks: ${SECONDS}s per comparison in ${ROUNDS} alternating rounds, medians (BENCH_SECONDS, BENCH_ROUNDS); ${PINNING}\n`,
+)
+for (const [name, suite] of Object.entries(suites)) {
+  if (only.length > 0 && !only.includes(name)) continue
+  await suite()
+}
