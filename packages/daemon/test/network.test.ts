@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createClient, DaemonError } from '@svc/protocol'
 import { cleanup, send, startDaemon, type TestDaemon } from './harness.js'
 
 const dirs: string[] = []
@@ -102,6 +103,17 @@ describe('bearer token', () => {
     expect(await tcpTarget(daemon)).toEqual(tcp)
     await setConfig(daemon, 'require_token', 'false')
     expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
+  })
+
+  it('lets the typed client call over TCP with the token', async () => {
+    const daemon = await daemonWith({ require_token: true, require_loopback_token: true })
+    const { port } = await tcpTarget(daemon)
+    const url = `http://127.0.0.1:${port}`
+    const client = createClient({ url, token: await token(daemon) })
+    expect((await client.call('Snapshot', { live: true })).instances).toEqual([])
+    const denied = createClient({ url }).call('Health')
+    await expect(denied).rejects.toBeInstanceOf(DaemonError)
+    await expect(denied).rejects.toMatchObject({ status: 401, daemonRejected: true })
   })
 
   it('gives loopback peers no exemption on a non-loopback bind', async () => {
