@@ -5,15 +5,11 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { catalog, servicePaths } from '@svc/protocol'
-import { cleanup, CLI_MAIN, runCli, startDaemon, tempDir } from '../../daemon/test/harness.js'
+import { CLI_MAIN, runCli, startDaemon, tempHomes } from '../../daemon/test/harness.js'
 
-const dirs: string[] = []
-async function home(): Promise<string> {
-  const dir = await tempDir()
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => cleanup(...dirs.splice(0)))
+const homes = tempHomes()
+const home = homes.make
+afterEach(homes.release)
 
 /** Runs svc under a pseudo-terminal, as a person would see it. */
 function runInTerminal(args: string[], env: Record<string, string>): Promise<string> {

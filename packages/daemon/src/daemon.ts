@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, unlink, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { checkSocketPath, resolveServiceHome, servicePaths, SVC_VERSION, type ServicePaths } from '@svc/protocol'
-import { Config, Core, exposureWarning, type Settings } from '@svc/core'
+import { Config, Core, defaultSettings, exposureWarning, type Settings } from '@svc/core'
 import { buildApp, type App } from './app.js'
 import { listenUnix, TcpListener } from './listeners.js'
 import { DaemonLog, type Rotation } from './log.js'
@@ -45,7 +45,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     for (const step of cleanups.reverse()) await step()
   }
   try {
-    const daemonLog = new DaemonLog(paths.log, rotationOf({ log_max_size_mb: 10, log_max_backups: 3 }))
+    const daemonLog = new DaemonLog(paths.log, rotationOf(defaultSettings()))
     cleanups.push(() => daemonLog.close())
     const log = daemonLog.logger
     let config: Config
@@ -92,8 +92,9 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     const exposure = exposureWarning(config.all())
     if (exposure) log.warn(exposure)
 
-    config.onChange(async (next, previous) => {
-      if (next['network.listen_addr'] !== previous['network.listen_addr']) await network.bind(next['network.listen_addr'])
+    config.onChange(async (next, _previous, key) => {
+      // Writing the key again retries a bind that failed.
+      if (key === 'network.listen_addr') await network.bind(next['network.listen_addr'])
       const warning = exposureWarning(next)
       if (warning) log.warn(warning)
     })

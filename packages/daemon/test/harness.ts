@@ -14,6 +14,23 @@ export function tempDir(): Promise<string> {
   return mkdtemp('/tmp/svc-')
 }
 
+/** Temporary homes for one test file; `release` (in afterEach) stops their daemons and removes them. */
+export function tempHomes() {
+  const dirs: string[] = []
+  return {
+    async make(): Promise<string> {
+      const dir = await tempDir()
+      dirs.push(dir)
+      return dir
+    },
+    /** Adopts a directory made elsewhere, such as a started daemon's home. */
+    keep(dir: string): void {
+      dirs.push(dir)
+    },
+    release: () => cleanup(...dirs.splice(0)),
+  }
+}
+
 export interface Reply {
   status: number
   headers: IncomingHttpHeaders

@@ -5,15 +5,11 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { servicePaths } from '@svc/protocol'
-import { cleanup, DAEMON_MAIN, send, startDaemon, tempDir, waitFor } from './harness.js'
+import { DAEMON_MAIN, send, startDaemon, tempHomes, waitFor } from './harness.js'
 
-const dirs: string[] = []
-async function home(): Promise<string> {
-  const dir = await tempDir()
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => cleanup(...dirs.splice(0)))
+const homes = tempHomes()
+const home = homes.make
+afterEach(homes.release)
 
 function runDaemonSync(env: Record<string, string>) {
   return spawnSync(process.execPath, [DAEMON_MAIN], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 })

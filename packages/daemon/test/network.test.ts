@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, DaemonError } from '@svc/protocol'
-import { cleanup, send, startDaemon, type TestDaemon } from './harness.js'
+import { send, startDaemon, tempHomes, type TestDaemon } from './harness.js'
 
-const dirs: string[] = []
-afterEach(() => cleanup(...dirs.splice(0)))
+const homes = tempHomes()
+afterEach(homes.release)
 
 async function daemonWith(network: Record<string, unknown>): Promise<TestDaemon> {
   const daemon = await startDaemon({ config: { network: { listen_addr: '127.0.0.1:0', ...network } } })
-  dirs.push(daemon.home)
+  homes.keep(daemon.home)
   return daemon
 }
 
@@ -207,5 +207,8 @@ describe('live rebind', () => {
     } finally {
       server.close()
     }
+    // Once the port is free, writing the same address again retries the bind.
+    expect((await setConfig(daemon, 'network.listen_addr', `127.0.0.1:${port}`)).status).toBe(200)
+    expect((await daemon.client.call('Health')).listeners.tcp_bound_addr).toBe(`127.0.0.1:${port}`)
   })
 })

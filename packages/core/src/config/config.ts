@@ -10,8 +10,8 @@ import { deletePath, getPath, parseConfig, resolveKey, setPath, type ConfigDocum
 
 export type ConfigChangeT = Static<typeof ConfigChange>
 
-/** Called after a save with the new and previous settings; a throw means "saved but not applied". */
-export type ConfigListener = (next: Settings, previous: Settings) => Promise<void> | void
+/** Called after a save with the new and previous settings and the key written; a throw means "saved but not applied". */
+export type ConfigListener = (next: Settings, previous: Settings, key: ConfigKey) => Promise<void> | void
 
 /** The warning for a control API reachable from the network without a token. */
 export function exposureWarning(settings: Settings): string | undefined {
@@ -143,7 +143,7 @@ export class Config {
     const failures: string[] = []
     for (const listener of this.listeners) {
       try {
-        await listener(next, previous)
+        await listener(next, previous, key)
       } catch (error) {
         failures.push((error as Error).message)
       }
