@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import type { EnvelopeT, ErrorBodyT } from './envelope.js'
-import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes.js'
+import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
 
 export type ClientTarget = { socketPath: string } | { url: string; token?: string | undefined }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TSchema } from 'typebox'
-import { catalog, routeAt, routeNamed, routes } from './routes.js'
+import { catalog, routeAt, routeNamed, routes } from './index.js'
 
 /** Every object in a request schema must refuse unknown keys, or strict decoding leaks. */
 function objectsAllowingExtras(schema: TSchema & Record<string, any>, at = '$'): string[] {

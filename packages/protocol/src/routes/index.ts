@@ -1,0 +1,35 @@
+import type { Static } from 'typebox'
+import { configRoutes } from './config.js'
+import { healthRoutes } from './health.js'
+import { sessionRoutes } from './sessions.js'
+
+export * from './define.js'
+
+/**
+ * The single source of truth for what the daemon serves: it registers these, `svc routes`
+ * prints them, and a route enters this table in the change that makes it work. Each
+ * group lists its routes in its own file.
+ */
+export const routes = [...healthRoutes, ...sessionRoutes, ...configRoutes] as const
+
+export type Route = (typeof routes)[number]
+export type RouteName = Route['name']
+export type RouteNamed<N extends RouteName> = Extract<Route, { name: N }>
+export type RequestOf<N extends RouteName> = Static<RouteNamed<N>['request']>
+export type ResponseOf<N extends RouteName> = Static<RouteNamed<N>['response']>
+
+const byName = new Map<string, Route>(routes.map((route) => [route.name, route]))
+const byPath = new Map<string, Route>(routes.map((route) => [route.path, route]))
+
+export function routeNamed<N extends RouteName>(name: N): RouteNamed<N> {
+  return byName.get(name) as RouteNamed<N>
+}
+
+export function routeAt(path: string): Route | undefined {
+  return byPath.get(path)
+}
+
+/** The public catalog, in table order. */
+export function catalog(): Route[] {
+  return routes.filter((route) => route.public)
+}
