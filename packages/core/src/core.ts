@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { Static } from 'typebox'
 import type { ServicePaths, SnapshotResponse, SuggestSessionNameResponse } from '@svc/protocol'
 import type { Config } from './config/config.js'
+import type { Clock } from './infra/clock.js'
 import { selectSessions, type SnapshotFilters } from './sessions/query.js'
 import { suggestName } from './sessions/names.js'
 import { encodeSession, type SessionRecord } from './sessions/record.js'
@@ -23,6 +24,7 @@ export class Core {
     readonly paths: ServicePaths,
     readonly config: Config,
     readonly log: Logger,
+    readonly clock: Clock,
   ) {}
 
   get phase(): Phase {
@@ -34,6 +36,9 @@ export class Core {
     this.currentPhase = 'ready'
     this.log.info({ sessions: this.sessions.size }, 'restore complete')
   }
+
+  /** Stops background work (timers, watchers, poll loops); state on disk is already current. */
+  async close(): Promise<void> {}
 
   snapshot(filters: SnapshotFilters): Static<typeof SnapshotResponse> {
     const instances = selectSessions(this.sessions.values(), filters).map((record) => encodeSession(record, this.bootId))

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, unlink, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { checkSocketPath, resolveServiceHome, servicePaths, SVC_VERSION, type ServicePaths } from '@svc/protocol'
-import { Config, Core, defaultSettings, exposureWarning, type Settings } from '@svc/core'
+import { Config, Core, defaultSettings, exposureWarning, shiftedClock, systemClock, type Clock, type Settings } from '@svc/core'
 import { buildApp, type App } from './app.js'
 import { listenUnix, TcpListener } from './listeners.js'
 import { DaemonLog, type Rotation } from './log.js'
@@ -20,6 +20,18 @@ export interface RunningDaemon {
 
 function rotationOf(settings: Pick<Settings, 'log_max_size_mb' | 'log_max_backups'>): Rotation {
   return { maxSizeMb: settings.log_max_size_mb, maxBackups: settings.log_max_backups }
+}
+
+/**
+ * Test hook: SVC_CLOCK_START (RFC 3339) starts the daemon's wall clock at that instant,
+ * so schedules can be exercised through the real scheduler in seconds.
+ */
+function clockFrom(env: NodeJS.ProcessEnv): Clock {
+  const start = env.SVC_CLOCK_START
+  if (!start) return systemClock
+  const at = new Date(start)
+  if (Number.isNaN(at.getTime())) throw new Error(`SVC_CLOCK_START=${start} is not a timestamp`)
+  return shiftedClock(at)
 }
 
 /**
@@ -58,7 +70,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     daemonLog.rotate(rotationOf(config.all()))
     for (const warning of config.loadWarnings) log.warn(`${paths.config}: ${warning}`)
     const token = await ensureToken(paths.token)
-    const core = new Core(paths, config, log)
+    const core = new Core(paths, config, log, clockFrom(env))
+    cleanups.push(() => core.close())
     // Closed in reverse: the socket file goes once its server has stopped.
     cleanups.push(() => unlink(paths.socket).catch(() => {}))
 
