@@ -1,31 +1,36 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Static } from 'typebox'
-import type { ServicePaths, SnapshotResponse, SuggestSessionNameResponse } from '@svc/protocol'
+import type { ServicePaths } from '@svc/protocol'
 import type { Config } from './config/config.js'
 import type { Clock } from './infra/clock.js'
-import { selectSessions, type SnapshotFilters } from './sessions/query.js'
-import { suggestName } from './sessions/names.js'
-import { encodeSession, type SessionRecord } from './sessions/record.js'
+import { Projects } from './projects/projects.js'
+import { Sessions } from './sessions/sessions.js'
 
 export type Phase = 'warming' | 'ready'
 
 /**
- * The daemon's domain actor: it owns all mutable state. Reads take a consistent view
- * of memory; mutations are serialized.
+ * The daemon's domain: it owns all mutable state, split by concern. Reads take a
+ * consistent view of memory; mutations are serialized per session and per store.
  */
 export class Core {
   /** Identifies this process; clients compare it to notice a restart. */
   readonly bootId = randomBytes(8).toString('hex')
+  readonly sessions: Sessions
+  readonly projects: Projects
   private currentPhase: Phase = 'warming'
-  private readonly sessions = new Map<string, SessionRecord>()
 
   constructor(
     readonly paths: ServicePaths,
     readonly config: Config,
     readonly log: Logger,
     readonly clock: Clock,
-  ) {}
+    /** The daemon's environment, which sessions filter for their panes. */
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, env })
+    this.projects = new Projects(paths, config, this.sessions)
+    this.sessions.onRepository((repo) => this.projects.remember(repo))
+  }
 
   get phase(): Phase {
     return this.currentPhase
@@ -33,19 +38,14 @@ export class Core {
 
   /** Brings back durable state, then opens the session and task routes. */
   async restore(): Promise<void> {
+    await this.projects.restore()
+    await this.sessions.restore()
+    this.sessions.startObserving()
     this.currentPhase = 'ready'
-    this.log.info({ sessions: this.sessions.size }, 'restore complete')
   }
 
   /** Stops background work (timers, watchers, poll loops); state on disk is already current. */
-  async close(): Promise<void> {}
-
-  snapshot(filters: SnapshotFilters): Static<typeof SnapshotResponse> {
-    const instances = selectSessions(this.sessions.values(), filters).map((record) => encodeSession(record, this.bootId))
-    return { instances, boot_id: this.bootId }
-  }
-
-  suggestSessionName(): Static<typeof SuggestSessionNameResponse> {
-    return { name: suggestName(new Set([...this.sessions.values()].map((record) => record.title))) }
+  async close(): Promise<void> {
+    await this.sessions.close()
   }
 }

@@ -13,3 +13,22 @@ export class SerialQueue {
     return this.tail.then(() => {})
   }
 }
+
+/** One SerialQueue per key: work on one key is ordered, different keys run in parallel. */
+export class KeyedQueue {
+  private readonly queues = new Map<string, { queue: SerialQueue; pending: number }>()
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const entry = this.queues.get(key) ?? { queue: new SerialQueue(), pending: 0 }
+    this.queues.set(key, entry)
+    entry.pending++
+    return entry.queue.run(work).finally(() => {
+      if (--entry.pending === 0) this.queues.delete(key)
+    })
+  }
+
+  /** Whether work for `key` is queued or running. */
+  busy(key: string): boolean {
+    return this.queues.has(key)
+  }
+}

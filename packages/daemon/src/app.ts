@@ -10,7 +10,9 @@ import { warmup } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
 import { configRoutes } from './routes/config.js'
 import { healthRoutes, type ListenerReport } from './routes/health.js'
+import { projectRoutes } from './routes/projects.js'
 import { sessionRoutes } from './routes/sessions.js'
+import { tabRoutes } from './routes/tabs.js'
 
 export interface AppOptions {
   core: Core
@@ -57,7 +59,9 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
 
   const groups: AllHandlers = {
     health: healthRoutes(core, listeners),
-    sessions: sessionRoutes(core),
+    sessions: sessionRoutes(core.sessions),
+    tabs: tabRoutes(core.sessions),
+    projects: projectRoutes(core.projects),
     config: configRoutes(core.config),
   }
   for (const [group, handlers] of Object.entries(groups)) {

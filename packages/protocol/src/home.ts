@@ -6,18 +6,20 @@ export const MAX_SOCKET_PATH_BYTES = 107
 
 export class ServiceHomeError extends Error {}
 
+/** Expands a leading `~` or `~/`; `~user` is refused with `describe` naming where it came from. */
+export function expandHome(path: string, home: string = homedir(), describe = path): string {
+  if (path === '~') return home
+  if (path.startsWith('~/')) return join(home, path.slice(2))
+  if (path.startsWith('~')) {
+    throw new ServiceHomeError(`${describe}: "~user" is not supported; write the full path or start with "~/"`)
+  }
+  return path
+}
+
 /** Resolves `SERVICE_HOME` the same way for the daemon and every client. */
 export function resolveServiceHome(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   const raw = env.SERVICE_HOME ?? ''
-  if (raw === '') return join(home, '.svc')
-  if (raw === '~') return home
-  if (raw.startsWith('~/')) return join(home, raw.slice(2))
-  if (raw.startsWith('~')) {
-    throw new ServiceHomeError(
-      `SERVICE_HOME=${raw}: "~user" is not supported; write the full path or start with "~/"`,
-    )
-  }
-  return raw
+  return raw === '' ? join(home, '.svc') : expandHome(raw, home, `SERVICE_HOME=${raw}`)
 }
 
 export interface ServicePaths {

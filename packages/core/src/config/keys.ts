@@ -119,6 +119,11 @@ export const CONFIG_KEYS = {
     30 * 60_000,
     'How often automatic resume retries when the banner names no reset time',
   ),
+  lost_restore_backoff: key(
+    duration(100),
+    10_000,
+    'Wait before automatically restoring a lost session; doubles per attempt (6 attempts) up to 5 minutes',
+  ),
   root_agents: key(list(absolutePath), [] as string[], 'Project roots that get a root agent session at daemon start', {
     applies: 'next-start',
   }),

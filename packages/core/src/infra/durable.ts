@@ -7,13 +7,22 @@ import { basename, dirname, join } from 'node:path'
  * and the new content survives a crash once this resolves: temp file, fsync, rename,
  * fsync of the directory.
  */
-export async function writeFileDurable(path: string, data: string, mode = 0o600): Promise<void> {
+export function writeFileDurable(path: string, data: string, mode = 0o600): Promise<void> {
+  return replaceFile(path, data, mode, true)
+}
+
+/** Like writeFileDurable, without the fsyncs: atomic for readers and process crashes, not power loss. */
+export function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  return replaceFile(path, data, mode, false)
+}
+
+async function replaceFile(path: string, data: string, mode: number, durable: boolean): Promise<void> {
   const dir = dirname(path)
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const file = await open(temp, 'w', mode)
   try {
     await file.writeFile(data)
-    await file.sync()
+    if (durable) await file.sync()
   } finally {
     await file.close()
   }
@@ -23,6 +32,21 @@ export async function writeFileDurable(path: string, data: string, mode = 0o600)
     await unlink(temp).catch(() => {})
     throw error
   }
+  if (durable) await syncDirectory(dir)
+}
+
+/** Removes a file so that the removal survives a crash; a missing file is fine. */
+export async function removeFileDurable(path: string): Promise<void> {
+  try {
+    await unlink(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  await syncDirectory(dirname(path))
+}
+
+async function syncDirectory(dir: string): Promise<void> {
   const directory = await open(dir, 'r')
   try {
     await directory.sync()

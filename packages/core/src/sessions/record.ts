@@ -1,6 +1,8 @@
 import type { Static } from 'typebox'
 import {
   CREATABLE_TAB_KINDS,
+  Liveness,
+  Status,
   livenessName,
   statusName,
   tabKindName,
@@ -15,13 +17,13 @@ export interface TabRecord {
   id: string
   kind: number
   name: string
-  /** The tmux session the tab runs in (agent, shell and process tabs). */
+  /** The tmux session the tab runs in (agent, shell and process tabs); kept across renames. */
   tmux_name?: string
   command?: string
   url?: string
 }
 
-/** A session as stored in sessions.json and held in memory; twins are never stored. */
+/** A session as stored and held in memory; the string twins are never stored. */
 export interface SessionRecord {
   id: string
   title: string
@@ -29,6 +31,8 @@ export interface SessionRecord {
   repo_path: string
   path: string
   branch: string
+  /** The daemon created the branch, so killing the session deletes it. */
+  branch_created: boolean
   program: string
   account: string
   backend: string
@@ -37,27 +41,87 @@ export interface SessionRecord {
   updated_at?: string
   status: number
   liveness?: number
+  /** Index 0 is the agent tab. */
   tabs: TabRecord[]
   last_pane_churn_at?: string
   last_prompt_attempt_at?: string
   last_prompt_delivery_status?: DeliveryStatus
   lost_restore_failure?: { attempts: number; error: string }
+  archived_path?: string
+  /** Prompts waiting for a terminal client to detach (DeliverPrompt defer_while_attached). */
+  pending_prompts?: string[]
+}
+
+/** The lifecycle words, each one (status, liveness) pair. */
+export const STATES = {
+  running: { status: Status.running, liveness: Liveness.running },
+  ready: { status: Status.ready, liveness: Liveness.ready },
+  'limit-reached': { status: Status.ready, liveness: Liveness['limit-reached'] },
+  lost: { status: Status.lost, liveness: Liveness.lost },
+  dead: { status: Status.dead, liveness: Liveness.dead },
+  archived: { status: Status.archived, liveness: Liveness.archived },
+  loading: { status: Status.loading, liveness: Liveness.unset },
+  deleting: { status: Status.deleting, liveness: Liveness.unset },
+} as const
+
+export type State = keyof typeof STATES
+
+export function stateOf(record: Pick<SessionRecord, 'status' | 'liveness'>): State | undefined {
+  const liveness = livenessName(record)
+  if (liveness !== '') return liveness
+  return record.status === Status.loading ? 'loading' : record.status === Status.deleting ? 'deleting' : undefined
+}
+
+/** Sets both lifecycle integers; true when that changed anything. */
+export function setState(record: SessionRecord, state: State): boolean {
+  const { status, liveness } = STATES[state]
+  const changed = record.status !== status || (record.liveness ?? 0) !== liveness
+  record.status = status
+  if (liveness === Liveness.unset) delete record.liveness
+  else record.liveness = liveness
+  return changed
+}
+
+/** States in which the agent is expected to be running in tmux. */
+export function isLive(record: SessionRecord): boolean {
+  const state = stateOf(record)
+  return state === 'running' || state === 'ready' || state === 'limit-reached'
 }
 
 const TAB_KINDS = [{ kind: 'agent' }, ...CREATABLE_TAB_KINDS.map((kind) => ({ kind })), { kind: 'process' }]
 
 /** The session object on the wire: stored fields plus the twins the encoder derives. */
-export function encodeSession(record: SessionRecord, bootId: string, idleReason?: IdleReason): SessionWire {
-  const { liveness, updated_at, ...rest } = record
+export function encodeSession(record: SessionRecord, bootId: string, idleReason?: IdleReason, webProxied?: (url: string) => boolean): SessionWire {
   return {
-    ...rest,
-    updated_at: updated_at || record.created_at,
+    id: record.id,
+    title: record.title,
+    repo_id: record.repo_id,
+    repo_path: record.repo_path,
+    path: record.path,
+    branch: record.branch,
+    program: record.program,
+    account: record.account,
+    backend: record.backend,
+    in_place: record.in_place,
+    created_at: record.created_at,
+    updated_at: record.updated_at || record.created_at,
+    status: record.status,
     status_name: statusName(record.status),
-    ...(liveness ? { liveness } : {}),
+    ...(record.liveness ? { liveness: record.liveness } : {}),
     liveness_name: livenessName(record),
-    tabs: record.tabs.map((tab) => ({ ...tab, kind_name: tabKindName(tab.kind) })),
+    tabs: record.tabs.map((tab) => ({
+      ...tab,
+      kind_name: tabKindName(tab.kind),
+      ...(tab.url !== undefined && webProxied ? { web_proxied: webProxied(tab.url) } : {}),
+    })),
     tab_kinds: TAB_KINDS,
     ...(idleReason ? { idle_reason: idleReason } : {}),
+    ...(record.lost_restore_failure ? { lost_restore_failure: record.lost_restore_failure } : {}),
+    ...(record.last_pane_churn_at ? { last_pane_churn_at: record.last_pane_churn_at } : {}),
+    ...(record.last_prompt_attempt_at ? { last_prompt_attempt_at: record.last_prompt_attempt_at } : {}),
+    ...(record.last_prompt_delivery_status ? { last_prompt_delivery_status: record.last_prompt_delivery_status } : {}),
+    ...(record.archived_path ? { archived_path: record.archived_path } : {}),
+    ...(record.pending_prompts?.length ? { pending_prompts: record.pending_prompts.length } : {}),
     boot_id: bootId,
   }
 }

@@ -1,9 +1,28 @@
-import type { Core } from '@svc/core'
+import type { Sessions } from '@svc/core'
 import type { GroupHandlers } from './group.js'
 
-export function sessionRoutes(core: Core): GroupHandlers<'sessions'> {
+export function sessionRoutes(sessions: Sessions): GroupHandlers<'sessions'> {
   return {
-    Snapshot: (body) => core.snapshot(body),
-    SuggestSessionName: () => core.suggestSessionName(),
+    CreateSession: async (body) => ({ instance: sessions.describe(await sessions.create(body)) }),
+    ListBackends: () => sessions.listBackends(),
+    ListPrograms: () => sessions.listPrograms(),
+    SuggestSessionName: () => ({ name: sessions.suggestName() }),
+    Snapshot: (body) => sessions.snapshot(body),
+    KillSession: async (body) => {
+      await sessions.kill(body)
+      return { ok: true }
+    },
+    ArchiveSession: async (body) => ({ ok: true, archived_path: await sessions.archive(body) }),
+    RestoreArchived: async (body) => ({ ok: true, worktree_path: await sessions.restoreArchived(body) }),
+    RestoreSession: async (body) => {
+      await sessions.restoreSession(body)
+      return { ok: true }
+    },
+    SendPrompt: async (body) => ({ ok: true, status: await sessions.sendPrompt(body) }),
+    ResumeFromLimit: async (body) => {
+      await sessions.resumeFromLimit(body)
+      return { ok: true }
+    },
+    DeliverPrompt: (body) => sessions.deliverPromptTo(body),
   }
 }

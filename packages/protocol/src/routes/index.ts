@@ -1,7 +1,9 @@
 import type { Static } from 'typebox'
 import { configRoutes } from './config.js'
 import { healthRoutes } from './health.js'
+import { projectRoutes } from './projects.js'
 import { sessionRoutes } from './sessions.js'
+import { tabRoutes } from './tabs.js'
 
 export * from './define.js'
 
@@ -10,7 +12,7 @@ export * from './define.js'
  * prints them, and a route enters this table in the change that makes it work. Each
  * group lists its routes in its own file.
  */
-export const routes = [...healthRoutes, ...sessionRoutes, ...configRoutes] as const
+export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...configRoutes] as const
 
 export type Route = (typeof routes)[number]
 export type RouteName = Route['name']

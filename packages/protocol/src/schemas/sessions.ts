@@ -36,6 +36,9 @@ export const Session = Type.Object({
   last_pane_churn_at: Type.Optional(Timestamp),
   last_prompt_attempt_at: Type.Optional(Timestamp),
   last_prompt_delivery_status: Type.Optional(Type.String()),
+  archived_path: Type.Optional(Type.String()),
+  /** Prompts waiting for a terminal client to detach. */
+  pending_prompts: Type.Optional(Type.Integer()),
   boot_id: Type.String(),
 })
 
@@ -115,7 +118,13 @@ export const DeliverPromptRequest = Request({
   prompt: Type.String(),
   defer_while_attached: Type.Boolean(),
 })
-export const DeliverPromptResponse = Type.Object({ status: Type.String() })
+export const DeliverPromptResponse = Type.Object({
+  status: Type.String(),
+  /** The delivery check's verdict when the prompt was pasted now. */
+  delivery: Type.Optional(Type.String()),
+  /** The prompt waits for the attached terminal client to detach. */
+  deferred: Type.Optional(Type.Boolean()),
+})
 
 /** Internal envelope routes, served but not in the catalog. */
 export const PreviewRequest = Request({ ...SessionRef, tab_id: Type.String() })

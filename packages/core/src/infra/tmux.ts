@@ -1,0 +1,186 @@
+import { execFile } from 'node:child_process'
+
+/** Server options applied with every session creation, so the first one gets them too. */
+const SERVER_OPTIONS: string[][] = [
+  // A dead agent leaves its pane (and its last words) behind: the daemon reports it dead.
+  ['set-option', '-g', 'remain-on-exit', 'on'],
+  // Detached sessions raise the activity flag on output; the poll loop reads and clears it.
+  ['set-option', '-g', 'monitor-activity', 'on'],
+  ['set-option', '-g', 'activity-action', 'none'],
+  ['set-option', '-g', 'visual-activity', 'off'],
+  // Attaching must not import the attaching terminal's variables: panes are default-deny.
+  ['set-option', '-g', 'update-environment', ''],
+  ['set-option', '-g', 'history-limit', '10000'],
+]
+
+/** The variables the tmux server itself starts with; panes get theirs through `-e`. */
+const SERVER_ENV_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TZ', 'TMPDIR']
+
+const SEPARATOR = '\u0001svc-capture\u0001'
+
+export interface PaneState {
+  session: string
+  dead: boolean
+  deadStatus: number | undefined
+  /** Output since the flag was last cleared (detached sessions only). */
+  activity: boolean
+  attached: boolean
+}
+
+export interface NewSession {
+  name: string
+  cwd: string
+  env: Record<string, string>
+  /** argv of the pane's process. */
+  command: string[]
+  width?: number
+  height?: number
+}
+
+export class TmuxError extends Error {
+  constructor(
+    message: string,
+    /** The server is not running at all (every session is gone). */
+    readonly noServer: boolean,
+    /** What the commands before the failing one printed. */
+    readonly stdout: string,
+  ) {
+    super(message)
+    this.name = 'TmuxError'
+  }
+}
+
+/** Exact-match target: without `=`, tmux would also match a session by prefix. */
+export const sessionTarget = (name: string) => `=${name}`
+const paneTarget = (name: string) => `=${name}:`
+
+/**
+ * The daemon's private tmux server (`tmux -S $SERVICE_HOME/tmux.sock`). Every method is
+ * one tmux process; several commands run in one process joined with `;`.
+ */
+export class Tmux {
+  private readonly serverEnv: NodeJS.ProcessEnv
+
+  constructor(
+    readonly socket: string,
+    source: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.serverEnv = Object.fromEntries(SERVER_ENV_NAMES.flatMap((name) => (source[name] ? [[name, source[name]]] : [])))
+  }
+
+  /** Runs commands in one tmux process and returns its standard output. */
+  run(commands: string[][], input?: string): Promise<string> {
+    const args = ['-S', this.socket, ...commands.flatMap((command, i) => (i === 0 ? command : [';', ...command]))]
+    return new Promise((resolve, reject) => {
+      const child = execFile('tmux', args, { env: this.serverEnv, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (!error) return resolve(stdout)
+        const message = (stderr || error.message).trim()
+        const noServer = /no server running|error connecting to|No such file or directory/.test(message)
+        reject(new TmuxError(`tmux ${commands[0]?.[0] ?? ''}: ${message}`, noServer, stdout))
+      })
+      if (input !== undefined) child.stdin?.end(input)
+    })
+  }
+
+  async newSession(spec: NewSession): Promise<void> {
+    const env = Object.entries(spec.env).flatMap(([key, value]) => ['-e', `${key}=${value}`])
+    const size = ['-x', String(spec.width ?? 200), '-y', String(spec.height ?? 50)]
+    await this.run([
+      ...SERVER_OPTIONS,
+      ['new-session', '-d', '-s', spec.name, '-c', spec.cwd, ...size, ...env, '--', ...spec.command],
+    ])
+  }
+
+  /** Kills the named sessions; ones already gone are fine. */
+  async killSessions(names: string[]): Promise<void> {
+    const alive = new Set(await this.sessionNames())
+    const doomed = names.filter((name) => alive.has(name))
+    if (doomed.length > 0) await this.run(doomed.map((name) => ['kill-session', '-t', sessionTarget(name)]))
+  }
+
+  async sessionNames(): Promise<string[]> {
+    try {
+      return (await this.run([['list-sessions', '-F', '#{session_name}']])).split('\n').filter(Boolean)
+    } catch (error) {
+      if (error instanceof TmuxError && error.noServer) return []
+      throw error
+    }
+  }
+
+  /**
+   * One process for the whole fleet: every pane's state, then the activity flags of
+   * `clear` are reset, atomically with the listing (tmux runs a command list without
+   * reading pane output in between). A session that vanished stops the clearing early,
+   * which only costs an extra capture on the next tick.
+   */
+  async poll(clear: string[]): Promise<Map<string, PaneState>> {
+    const format = '#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{window_activity_flag}\t#{session_attached}'
+    let output: string
+    try {
+      output = await this.run([
+        ['list-panes', '-a', '-F', format],
+        ...clear.map((name) => ['kill-session', '-C', '-t', sessionTarget(name)]),
+      ])
+    } catch (error) {
+      if (!(error instanceof TmuxError)) throw error
+      if (error.noServer) return new Map()
+      if (!error.message.includes("can't find session")) throw error
+      output = error.stdout
+    }
+    const panes = new Map<string, PaneState>()
+    for (const line of output.split('\n')) {
+      const [session, dead, status, activity, attached] = line.split('\t')
+      if (!session || panes.has(session)) continue
+      panes.set(session, {
+        session,
+        dead: dead === '1',
+        deadStatus: status === '' || status === undefined ? undefined : Number(status),
+        activity: activity === '1',
+        attached: attached !== undefined && attached !== '0',
+      })
+    }
+    return panes
+  }
+
+  /** The visible text of each named pane, in one process; a missing pane is absent from the result. */
+  async capture(names: string[], history = 0): Promise<Map<string, string>> {
+    const captured = new Map<string, string>()
+    if (names.length === 0) return captured
+    const start = history > 0 ? ['-S', String(-history)] : []
+    const commands = names.flatMap((name) => [
+      ['display-message', '-p', SEPARATOR],
+      ['capture-pane', '-p', '-J', ...start, '-t', paneTarget(name)],
+    ])
+    let output: string
+    try {
+      output = await this.run(commands)
+    } catch {
+      // A pane that vanished mid-list: capture the rest one by one.
+      if (names.length === 1) return captured
+      for (const name of names) for (const [key, text] of await this.capture([name], history)) captured.set(key, text)
+      return captured
+    }
+    const parts = output.split(`${SEPARATOR}\n`).slice(1)
+    names.forEach((name, i) => {
+      if (parts[i] !== undefined) captured.set(name, parts[i] as string)
+    })
+    return captured
+  }
+
+  /** Clears the composer and pastes `text` (bracketed when the program asked for it). */
+  async paste(name: string, text: string): Promise<void> {
+    const buffer = `svc-${process.pid}-${Date.now()}`
+    await this.run(
+      [
+        ['load-buffer', '-b', buffer, '-'],
+        ['send-keys', '-t', paneTarget(name), 'C-u'],
+        ['paste-buffer', '-p', '-d', '-b', buffer, '-t', paneTarget(name)],
+      ],
+      text,
+    )
+  }
+
+  async sendKeys(name: string, ...keys: string[]): Promise<void> {
+    await this.run([['send-keys', '-t', paneTarget(name), ...keys]])
+  }
+}

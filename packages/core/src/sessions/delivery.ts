@@ -1,0 +1,77 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { DeliveryStatus } from '@svc/protocol'
+import type { Tmux } from '../infra/tmux.js'
+
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007]*(\u0007|\u001b\\)|\u001b[@-Z\\-_]/g
+const WHITESPACE_AND_BOXES = /[\s\u2500-\u257f]+/g
+
+/** Pane text reduced to what survives wrapping and redraws: no ANSI, whitespace or box drawing. */
+export function normalizePane(text: string): string {
+  return text.replace(ANSI, '').replace(WHITESPACE_AND_BOXES, '')
+}
+
+function occurrences(haystack: string, needle: string): number {
+  if (needle === '') return 0
+  let count = 0
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) count++
+  return count
+}
+
+const PROBE = 32
+
+/**
+ * What the pane shows of a prompt compared with the baseline: its last characters
+ * (`whole`), only its first characters (`head`, it was cut short), or neither.
+ */
+export function evidence(baseline: string, now: string, prompt: string): 'whole' | 'head' | 'none' {
+  const text = normalizePane(prompt)
+  const tail = text.slice(-PROBE)
+  const head = text.slice(0, PROBE)
+  const before = normalizePane(baseline)
+  const after = normalizePane(now)
+  if (occurrences(after, tail) > occurrences(before, tail)) return 'whole'
+  if (occurrences(after, head) > occurrences(before, head)) return 'head'
+  return 'none'
+}
+
+export interface DeliveryTiming {
+  intervalMs: number
+  timeoutMs: number
+}
+
+export const DELIVERY_TIMING: DeliveryTiming = { intervalMs: 50, timeoutMs: 2_000 }
+
+/** One paste and its verification, without the final Enter. */
+async function pasteAndVerify(tmux: Tmux, name: string, prompt: string, timing: DeliveryTiming): Promise<DeliveryStatus> {
+  const baseline = (await tmux.capture([name])).get(name)
+  await tmux.paste(name, prompt)
+  if (baseline === undefined) return 'could-not-confirm'
+  const deadline = Date.now() + timing.timeoutMs
+  let seen: 'whole' | 'head' | 'none' = 'none'
+  for (;;) {
+    await sleep(timing.intervalMs)
+    const now = (await tmux.capture([name])).get(name)
+    if (now === undefined) return 'could-not-confirm'
+    seen = evidence(baseline, now, prompt)
+    if (seen === 'whole' || Date.now() >= deadline) break
+  }
+  return seen === 'whole' ? 'delivered' : seen === 'head' ? 'not-delivered' : 'sent-unverified'
+}
+
+/**
+ * Delivers a prompt into a pane: clear the composer, bracketed paste, watch the pane
+ * for the prompt's text, then press Enter. A prompt seen cut short is retried once; if
+ * it is still cut short the composer is cleared and Enter is not sent, so a truncated
+ * prompt never runs.
+ */
+export async function deliverPrompt(
+  tmux: Tmux,
+  name: string,
+  prompt: string,
+  timing: DeliveryTiming = DELIVERY_TIMING,
+): Promise<DeliveryStatus> {
+  let status = await pasteAndVerify(tmux, name, prompt, timing)
+  if (status === 'not-delivered') status = await pasteAndVerify(tmux, name, prompt, timing)
+  await tmux.sendKeys(name, status === 'not-delivered' ? 'C-u' : 'Enter')
+  return status
+}

@@ -1,0 +1,21 @@
+import type { SessionPort } from '../tasks-port.js'
+import type { Sessions } from './sessions.js'
+
+/** Sessions as the task engine sees them. */
+export function sessionPort(sessions: Sessions): SessionPort {
+  return {
+    async spawn({ title_base, repo_path, program, prompt }) {
+      const record = await sessions.create({ title_base, repo_path, program, prompt })
+      return { id: record.id, title: record.title }
+    },
+    async deliver({ title, repo_path, program, prompt }) {
+      return (await sessions.deliverPromptTo({ title, repo_path, program, prompt })).status as 'started' | 'sent'
+    },
+    async archive(id) {
+      await sessions.archive({ id })
+    },
+    kill: (id) => sessions.kill({ id }),
+    targetState: (title, repoId) => sessions.targetState(title, repoId),
+    onSettled: (listener) => sessions.onSettled(listener),
+  }
+}

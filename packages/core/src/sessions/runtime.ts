@@ -1,0 +1,133 @@
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import which from 'which'
+import { TabKind, type ServicePaths } from '@svc/protocol'
+import { AGENTS, agentOf, commandLineOf, type Agent } from '../agents.js'
+import type { Config } from '../config/config.js'
+import { InvalidRequest, Refused } from '../errors.js'
+import { paneEnvironment } from '../infra/env.js'
+import type { Tmux } from '../infra/tmux.js'
+import type { SessionRecord, TabRecord } from './record.js'
+
+/** Agent tab: `svc_<first 8 hex of repo_id>_<title>`. */
+export function agentTmuxName(repoId: string, title: string): string {
+  return `svc_${repoId.slice(0, 8)}_${title}`
+}
+
+/** Other tabs: `<agent tmux name>__<tab name>`. */
+export function tabTmuxName(agentName: string, tabName: string): string {
+  return `${agentName}__${tabName}`
+}
+
+export function agentTab(record: Pick<SessionRecord, 'tabs'>): TabRecord {
+  return record.tabs[0] as TabRecord
+}
+
+/** Whether `command`'s executable is on PATH. */
+export function onPath(command: string, path: string | undefined): boolean {
+  const executable = command.trim().split(/\s+/)[0] ?? ''
+  return executable !== '' && which.sync(executable, { nothrow: true, path }) !== null
+}
+
+const EDITORS = ['code-server', 'openvscode-server'] as const
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * What runs in tmux for a session: the agent (its command line resolved through
+ * program_overrides at every spawn) and its shell, process and editor tabs, each with
+ * the filtered environment.
+ */
+export class Runtime {
+  constructor(
+    private readonly tmux: Tmux,
+    private readonly config: Config,
+    private readonly paths: ServicePaths,
+    /** The daemon's own environment, which panes are filtered from. */
+    private readonly source: NodeJS.ProcessEnv,
+  ) {}
+
+  /** The environment of git and other local subprocesses the daemon runs for a session. */
+  subprocessEnv(): NodeJS.ProcessEnv {
+    return paneEnvironment(this.source, undefined, this.config.get('session_env_passthrough'))
+  }
+
+  accountHome(agent: Agent | undefined, account: string): string {
+    if (!agent?.accountHome) {
+      throw new InvalidRequest(`accounts need an agent that supports them (${Object.values(AGENTS).filter((a) => a.accountHome).map((a) => a.name).join(', ')})`)
+    }
+    const home = join(this.paths.accounts, agent.name, account)
+    if (!existsSync(home)) throw new InvalidRequest(`unknown account "${account}" for ${agent.name}: no ${home}`)
+    return home
+  }
+
+  environment(record: SessionRecord): Record<string, string> {
+    const agent = agentOf(record.program)
+    const env = paneEnvironment(this.source, agent, this.config.get('session_env_passthrough'))
+    if (record.account && agent?.accountHome) env[agent.accountHome] = this.accountHome(agent, record.account)
+    return { ...env, SVC_SESSION_ID: record.id, SVC_SESSION_TITLE: record.title }
+  }
+
+  async spawnAgent(record: SessionRecord): Promise<void> {
+    const name = agentTab(record).tmux_name as string
+    await this.tmux.killSessions([name])
+    const commandLine = commandLineOf(record.program, this.config.get('program_overrides'))
+    await this.tmux.newSession({
+      name,
+      cwd: record.path,
+      env: this.environment(record),
+      command: ['/bin/sh', '-c', `exec ${commandLine}`],
+    })
+  }
+
+  /** Starts a tab's process (web tabs have none); editor tabs get a fresh port. */
+  async spawnTab(record: SessionRecord, tab: TabRecord): Promise<void> {
+    if (tab.tmux_name === undefined) return
+    await this.tmux.killSessions([tab.tmux_name])
+    const command = await this.tabCommand(record, tab)
+    await this.tmux.newSession({ name: tab.tmux_name, cwd: record.path, env: this.environment(record), command })
+  }
+
+  async spawnAll(record: SessionRecord): Promise<void> {
+    await this.spawnAgent(record)
+    for (const tab of record.tabs.slice(1)) await this.spawnTab(record, tab)
+  }
+
+  async teardown(record: SessionRecord): Promise<void> {
+    await this.tmux.killSessions(record.tabs.flatMap((tab) => (tab.tmux_name ? [tab.tmux_name] : [])))
+  }
+
+  /** The editor server on PATH, or a refusal that says what to install. */
+  editor(): (typeof EDITORS)[number] {
+    const found = EDITORS.find((name) => onPath(name, this.source.PATH))
+    if (!found) {
+      throw new Refused(
+        'editor tabs need code-server or openvscode-server on the daemon\'s PATH; install one (for example "npm install -g code-server") and restart the daemon',
+      )
+    }
+    return found
+  }
+
+  private async tabCommand(record: SessionRecord, tab: TabRecord): Promise<string[]> {
+    if (tab.kind === TabKind.process) return ['/bin/sh', '-c', tab.command ?? '']
+    if (tab.kind === TabKind.editor) {
+      const port = await freePort()
+      tab.url = `http://127.0.0.1:${port}/`
+      const editor = this.editor()
+      return editor === 'code-server'
+        ? [editor, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', record.path]
+        : [editor, '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--default-folder', record.path]
+    }
+    return [this.source.SHELL || '/bin/sh', '-l']
+  }
+}

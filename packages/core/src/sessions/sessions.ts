@@ -1,0 +1,799 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import type { Static } from 'typebox'
+import { TabKind, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
+import type * as wire from '@svc/protocol'
+import { AGENT_NAMES, agentOf, commandLineOf } from '../agents.js'
+import type { Config } from '../config/config.js'
+import { InvalidRequest, NotFound, Refused } from '../errors.js'
+import type { Clock } from '../infra/clock.js'
+import { resolveRepository, type Repository } from '../infra/git.js'
+import { Tmux } from '../infra/tmux.js'
+import { isLoopbackHost } from '../net.js'
+import { KeyedQueue } from '../serial.js'
+import type { TaskGuard } from '../tasks-port.js'
+import { deliverPrompt } from './delivery.js'
+import { idleReason } from './idle.js'
+import { limitBanner, parseResetTime, showsBanner } from './limits.js'
+import { selectSessions, type SnapshotFilters } from './query.js'
+import { encodeSession, isLive, setState, stateOf, type SessionRecord, type SessionWire, type State, type TabRecord } from './record.js'
+import { backoffMs, oneLine, RECOVERY_ATTEMPTS, type RecoveryState } from './recovery.js'
+import { agentTab, agentTmuxName, onPath, Runtime, tabTmuxName } from './runtime.js'
+import { SessionStore } from './store.js'
+import { defaultTabName, findTab, sanitizeTabName, tabId, unique, type TabSelector } from './tabs.js'
+import { allocateTitle } from './titles.js'
+import { suggestName } from './names.js'
+import { PaneWatch, type Sighting } from './watch.js'
+import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
+
+type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
+
+export interface SessionRef {
+  title?: string
+  repo_id?: string
+  id?: string
+}
+
+export interface SessionsOptions {
+  paths: ServicePaths
+  config: Config
+  log: Logger
+  clock: Clock
+  bootId: string
+  /** The daemon's environment; panes see a filtered copy. */
+  env: NodeJS.ProcessEnv
+}
+
+export type SettledListener = (id: string, how: 'settled' | 'removed') => void
+
+/** The prompt that resumes an agent after a usage limit. */
+const RESUME_PROMPT = 'continue'
+/** How long a new agent gets to draw something before its first prompt is pasted anyway. */
+const STARTUP_WAIT_MS = 10_000
+
+function webProxied(url: string): boolean {
+  try {
+    return isLoopbackHost(new URL(url).hostname)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The sessions actor: it owns every session record. Operations on one session run one
+ * at a time through its queue, git work on one repository through the repository's
+ * queue, and the poll loop never observes a session while an operation holds it.
+ */
+export class Sessions {
+  readonly tmux: Tmux
+  private readonly records = new Map<string, SessionRecord>()
+  private readonly ops = new KeyedQueue()
+  private readonly repos = new KeyedQueue()
+  /** Sessions being created: not yet in their queue, already in the map. */
+  private readonly creating = new Set<string>()
+  private readonly archiving = new Set<string>()
+  private readonly recovery = new Map<string, RecoveryState>()
+  private readonly resumeAt = new Map<string, number>()
+  private readonly settledListeners: SettledListener[] = []
+  private readonly repositoryListeners: Array<(repo: Repository) => Promise<void>> = []
+  private readonly store: SessionStore
+  private readonly runtime: Runtime
+  private readonly watch: PaneWatch
+  private guard: TaskGuard | undefined
+  private poller: NodeJS.Timeout | undefined
+  private ticking: Promise<void> | undefined
+
+  constructor(private readonly options: SessionsOptions) {
+    this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
+    this.store = new SessionStore(join(options.paths.home, 'sessions'), options.log)
+    this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env)
+    this.watch = new PaneWatch(this.tmux)
+  }
+
+  setGuard(guard: TaskGuard): void {
+    this.guard = guard
+  }
+
+  onSettled(listener: SettledListener): void {
+    this.settledListeners.push(listener)
+  }
+
+  /** Called with each repository a session is created in (the project registry listens). */
+  onRepository(listener: (repo: Repository) => Promise<void>): void {
+    this.repositoryListeners.push(listener)
+  }
+
+  /** Ids of enabled tasks that target this session. */
+  targetedBy(record: SessionRecord): string[] {
+    return this.guard?.enabledTargeting(record.title, record.repo_id) ?? []
+  }
+
+  private get now(): Date {
+    return this.options.clock.now()
+  }
+
+  private emit(id: string, how: 'settled' | 'removed'): void {
+    for (const listener of this.settledListeners) listener(id, how)
+  }
+
+  private inFlight(id: string): boolean {
+    return this.creating.has(id) || this.ops.busy(id)
+  }
+
+  private touch(record: SessionRecord): void {
+    record.updated_at = this.now.toISOString()
+  }
+
+  /** Applies a lifecycle state; `updated_at` moves only when something really changed. */
+  private transition(record: SessionRecord, state: State): boolean {
+    const changed = setState(record, state)
+    if (changed) this.touch(record)
+    return changed
+  }
+
+  // ---------------------------------------------------------------- restore
+
+  /**
+   * Warm-up: sessions whose tmux session survived are re-attached untouched; live ones
+   * whose tmux session is gone are respawned; archived ones stay inert.
+   */
+  async restore(): Promise<void> {
+    for (const record of await this.store.loadAll()) this.records.set(record.id, record)
+    const alive = new Set(await this.tmux.sessionNames())
+    for (const record of this.records.values()) {
+      const state = stateOf(record)
+      if (state === 'deleting') {
+        // A kill or archive was interrupted: the runtime may be half gone.
+        this.transition(record, 'dead')
+        await this.store.save(record)
+      } else if (state === 'lost' && !record.lost_restore_failure) {
+        this.startRecovery(record)
+      } else if (isLive(record) || state === 'loading') {
+        await this.reattach(record, alive)
+      }
+    }
+    this.options.log.info({ sessions: this.records.size }, 'sessions restored')
+  }
+
+  private async reattach(record: SessionRecord, alive: ReadonlySet<string>): Promise<void> {
+    try {
+      if (!alive.has(agentTab(record).tmux_name as string)) {
+        await this.runtime.spawnAll(record)
+        delete record.last_pane_churn_at
+        this.transition(record, 'running')
+        await this.store.save(record)
+        return
+      }
+      for (const tab of record.tabs.slice(1)) {
+        if (tab.tmux_name && !alive.has(tab.tmux_name)) await this.runtime.spawnTab(record, tab)
+      }
+      if (stateOf(record) === 'loading') {
+        this.transition(record, 'running')
+        await this.store.save(record)
+      }
+    } catch (error) {
+      this.options.log.error({ err: error, session: record.title }, 'could not respawn session at start')
+      this.transition(record, 'lost')
+      await this.store.save(record)
+      this.startRecovery(record)
+    }
+  }
+
+  startObserving(): void {
+    const loop = () => {
+      this.ticking = this.tick().finally(() => {
+        this.ticking = undefined
+        if (this.poller !== undefined) this.poller = setTimeout(loop, this.options.config.get('daemon_poll_interval'))
+      })
+    }
+    this.poller = setTimeout(loop, this.options.config.get('daemon_poll_interval'))
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.poller)
+    this.poller = undefined
+    await this.ticking
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  snapshot(filters: SnapshotFilters): Req<'SnapshotResponse'> {
+    const instances = selectSessions(this.records.values(), filters).map((record) => this.describe(record))
+    return { instances, boot_id: this.options.bootId }
+  }
+
+  /** The session object as clients see it. */
+  describe(record: SessionRecord): SessionWire {
+    return encodeSession(record, this.options.bootId, idleReason(record, this.inFlight(record.id)), webProxied)
+  }
+
+  suggestName(): string {
+    return suggestName(new Set([...this.records.values()].map((record) => record.title)))
+  }
+
+  /** The session a request names: by id, else by title (and repo_id when titles repeat). */
+  find(ref: SessionRef): SessionRecord {
+    if (ref.id) {
+      const record = this.records.get(ref.id)
+      if (!record) throw new NotFound(`no session with id ${ref.id}`)
+      return record
+    }
+    if (!ref.title) throw new InvalidRequest('title or id is required')
+    const matches = [...this.records.values()].filter(
+      (record) => record.title === ref.title && (!ref.repo_id || record.repo_id === ref.repo_id),
+    )
+    if (matches.length === 0) {
+      throw new NotFound(`no session titled "${ref.title}"${ref.repo_id ? ` in repository ${ref.repo_id}` : ''}`)
+    }
+    if (matches.length > 1) {
+      throw new InvalidRequest(
+        `several sessions are titled "${ref.title}"; pass repo_id (one of ${matches.map((m) => m.repo_id).join(', ')})`,
+      )
+    }
+    return matches[0] as SessionRecord
+  }
+
+  private inRepo(repoId: string, title: string): SessionRecord | undefined {
+    return [...this.records.values()].find((record) => record.repo_id === repoId && record.title === title)
+  }
+
+  ofRepository(repoId: string): SessionRecord[] {
+    return [...this.records.values()].filter((record) => record.repo_id === repoId)
+  }
+
+  targetState(title: string, repoId: string): 'missing' | 'live' | 'archived' | 'archiving' {
+    const record = this.inRepo(repoId, title)
+    if (!record) return 'missing'
+    if (this.archiving.has(record.id)) return 'archiving'
+    return stateOf(record) === 'archived' ? 'archived' : 'live'
+  }
+
+  listPrograms(): Req<'ListProgramsResponse'> {
+    const overrides = this.options.config.get('program_overrides')
+    return {
+      programs: AGENT_NAMES.map((name) => ({ name, available: onPath(commandLineOf(name, overrides), this.options.env.PATH) })),
+      default: this.options.config.get('default_program'),
+    }
+  }
+
+  listBackends(): Req<'ListBackendsResponse'> {
+    return {
+      backends: [
+        { name: 'local', status: 'available' },
+        {
+          name: 'hook',
+          status: 'unavailable',
+          reason: 'remote hooks (remote_hooks.provision_cmd / launch_cmd) are not configured for this repository',
+        },
+      ],
+      default: 'local',
+    }
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Runs `work` on one session, alone: no other operation and no observation interleaves. */
+  private operate<T>(ref: SessionRef, work: (record: SessionRecord) => Promise<T>): Promise<T> {
+    const id = this.find(ref).id
+    return this.ops.run(id, async () => {
+      const record = this.records.get(id)
+      if (!record) throw new NotFound(`session ${ref.title ?? id} was removed`)
+      return work(record)
+    })
+  }
+
+  private backendOf(request: { backend?: string; force_remote?: boolean }): string {
+    const backend = request.backend || (request.force_remote ? 'hook' : 'local')
+    if (backend !== 'local') {
+      const reason = this.listBackends().backends.find((entry) => entry.name === backend)?.reason
+      throw new InvalidRequest(`backend "${backend}" is not available${reason ? ` (${reason})` : ''}; available: local`)
+    }
+    return backend
+  }
+
+  async create(request: Req<'CreateSessionRequest'>): Promise<SessionRecord> {
+    if (!request.repo_path) throw new InvalidRequest('repo_path is required')
+    const backend = this.backendOf(request)
+    const program = (request.program ?? '').trim() || this.options.config.get('default_program')
+    const account = request.account ?? ''
+    if (account) this.runtime.accountHome(agentOf(program), account)
+    const repo = await resolveRepository(request.repo_path)
+    for (const listener of this.repositoryListeners) await listener(repo)
+    const record = await this.repos.run(repo.id, async () => {
+      const taken = new Set(this.ofRepository(repo.id).map((existing) => existing.title))
+      const title = allocateTitle(request, taken)
+      const env = this.runtime.subprocessEnv()
+      const now = this.now.toISOString()
+      const id = randomBytes(8).toString('hex')
+      const tmuxName = agentTmuxName(repo.id, title)
+      let place: { path: string; branch: string; branchCreated: boolean }
+      if (request.in_place) {
+        place = { path: repo.root, branch: await currentBranch(repo.root, env), branchCreated: false }
+      } else {
+        const path = worktreeHome(repo.root, title)
+        const branch = `${this.options.config.get('branch_prefix')}${title}`
+        place = { path, branch, ...(await addWorktree(repo.root, path, branch, env)) }
+      }
+      const created: SessionRecord = {
+        id,
+        title,
+        repo_id: repo.id,
+        repo_path: repo.root,
+        path: place.path,
+        branch: place.branch,
+        branch_created: place.branchCreated,
+        program,
+        account,
+        backend,
+        in_place: request.in_place === true,
+        created_at: now,
+        updated_at: now,
+        status: 0,
+        tabs: [{ id: tabId(), kind: TabKind.agent, name: 'agent', tmux_name: tmuxName }],
+      }
+      setState(created, 'loading')
+      this.records.set(id, created)
+      this.creating.add(id)
+      try {
+        await this.runtime.spawnAgent(created)
+        setState(created, 'running')
+        await this.store.save(created)
+      } catch (error) {
+        this.records.delete(id)
+        this.creating.delete(id)
+        await this.runtime.teardown(created).catch(() => {})
+        if (!created.in_place) await this.dropWorktree(created).catch(() => {})
+        throw error
+      }
+      return created
+    })
+    try {
+      if (request.prompt) {
+        await this.waitForFirstDraw(record)
+        await this.ops.run(record.id, () => this.deliverInto(record, request.prompt as string))
+      }
+    } finally {
+      this.creating.delete(record.id)
+    }
+    return record
+  }
+
+  /** A fresh agent needs a moment to draw its input before a paste can land. */
+  private async waitForFirstDraw(record: SessionRecord): Promise<void> {
+    const name = agentTab(record).tmux_name as string
+    const deadline = Date.now() + STARTUP_WAIT_MS
+    while (Date.now() < deadline) {
+      const text = (await this.tmux.capture([name])).get(name)
+      if (text === undefined || text.trim() !== '') return
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  private async dropWorktree(record: SessionRecord): Promise<void> {
+    const env = this.runtime.subprocessEnv()
+    await this.repos.run(record.repo_id, async () => {
+      await removeWorktree(record.repo_path, record.archived_path ?? record.path, env)
+      if (record.branch_created) await deleteBranch(record.repo_path, record.branch, env)
+    })
+  }
+
+  /** Tears a session down completely: tmux, worktree, the branch the daemon created, the record. */
+  kill(ref: SessionRef): Promise<void> {
+    return this.operate(ref, async (record) => {
+      this.transition(record, 'deleting')
+      await this.runtime.teardown(record)
+      this.forgetRuntime(record)
+      try {
+        if (!record.in_place) await this.dropWorktree(record)
+      } catch (error) {
+        this.transition(record, 'dead')
+        await this.store.save(record)
+        throw error
+      }
+      await this.store.remove(record.id)
+      this.records.delete(record.id)
+      this.emit(record.id, 'removed')
+    })
+  }
+
+  /** Stops tmux, moves the worktree to archived/<repo_id>/<title>, keeps the record. */
+  archive(ref: SessionRef): Promise<string> {
+    const record = this.find(ref)
+    const targeting = this.targetedBy(record)
+    if (targeting.length > 0) {
+      throw new Refused(
+        `enabled task(s) ${targeting.join(', ')} target session "${record.title}"; disable them before archiving it`,
+      )
+    }
+    if (stateOf(record) === 'archived') throw new Refused(`session "${record.title}" is already archived`)
+    this.archiving.add(record.id)
+    return this.operate(ref, async (current) => {
+      try {
+        this.transition(current, 'deleting')
+        await this.runtime.teardown(current)
+        this.forgetRuntime(current)
+        let archived = current.path
+        if (!current.in_place) {
+          archived = await this.repos.run(current.repo_id, async () => {
+            const target = freePath(join(this.options.paths.archived, current.repo_id, current.title))
+            try {
+              await moveWorktree(current.repo_path, current.path, target, this.runtime.subprocessEnv())
+            } catch (error) {
+              // The runtime is already gone; the worktree stays where it was.
+              this.transition(current, 'dead')
+              await this.store.save(current)
+              throw error
+            }
+            return target
+          })
+        }
+        current.archived_path = archived
+        this.transition(current, 'archived')
+        await this.store.save(current)
+        return archived
+      } finally {
+        this.archiving.delete(current.id)
+      }
+    })
+  }
+
+  /** Moves an archived worktree back next to the repository and respawns the agent. */
+  restoreArchived(ref: SessionRef): Promise<string> {
+    return this.operate(ref, async (record) => {
+      if (stateOf(record) !== 'archived') throw new Refused(`session "${record.title}" is not archived`)
+      return this.unarchive(record)
+    })
+  }
+
+  private async unarchive(record: SessionRecord): Promise<string> {
+    if (!record.in_place && record.archived_path) {
+      const from = record.archived_path
+      const to = await this.repos.run(record.repo_id, async () => {
+        const destination = worktreeHome(record.repo_path, record.title)
+        await moveWorktree(record.repo_path, from, destination, this.runtime.subprocessEnv())
+        return destination
+      })
+      record.path = to
+    }
+    delete record.archived_path
+    await this.replaceRuntime(record)
+    return record.path
+  }
+
+  /** Respawns agent and tabs; the old runtime's traces are cleared. */
+  private async replaceRuntime(record: SessionRecord): Promise<void> {
+    await this.runtime.teardown(record)
+    this.forgetRuntime(record)
+    await this.runtime.spawnAll(record)
+    delete record.last_pane_churn_at
+    delete record.lost_restore_failure
+    this.transition(record, 'running')
+    this.touch(record)
+    await this.store.save(record)
+  }
+
+  private forgetRuntime(record: SessionRecord): void {
+    this.watch.forget(agentTab(record).tmux_name as string)
+    this.recovery.delete(record.id)
+    this.resumeAt.delete(record.id)
+  }
+
+  /** Restores an archived, lost or dead session (or, with force_reap, replaces a live one's runtime). */
+  restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
+    if (request.expected_daemon_boot_id && request.expected_daemon_boot_id !== this.options.bootId) {
+      throw new Refused(
+        `the daemon restarted (boot id ${this.options.bootId}, expected ${request.expected_daemon_boot_id}); refresh with Snapshot and retry`,
+      )
+    }
+    return this.operate(request, async (record) => {
+      const state = stateOf(record)
+      if (state === 'archived') {
+        await this.unarchive(record)
+        return
+      }
+      if (state !== 'lost' && state !== 'dead' && !request.force_reap) {
+        throw new Refused(`session "${record.title}" is ${state ?? 'busy'}; pass force_reap to replace its runtime`)
+      }
+      await this.replaceRuntime(record)
+    })
+  }
+
+  // ---------------------------------------------------------------- prompts
+
+  private liveOrRefuse(record: SessionRecord): void {
+    if (!isLive(record)) {
+      const state = stateOf(record) ?? 'busy'
+      const hint = state === 'archived' ? 'restore it with RestoreArchived first' : 'restore it with RestoreSession first'
+      throw new Refused(`session "${record.title}" is ${state}; ${hint}`)
+    }
+  }
+
+  private async deliverInto(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
+    const name = agentTab(record).tmux_name as string
+    const status = await deliverPrompt(this.tmux, name, prompt)
+    await this.watch.rebase(name)
+    record.last_prompt_attempt_at = this.now.toISOString()
+    record.last_prompt_delivery_status = status
+    this.touch(record)
+    await this.store.save(record)
+    return status
+  }
+
+  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
+    if (!request.prompt) throw new InvalidRequest('prompt is required')
+    return this.operate(request, async (record) => {
+      this.liveOrRefuse(record)
+      return this.deliverInto(record, request.prompt as string)
+    })
+  }
+
+  /** Delivers into the titled session, creating it (`started`) when the repository has none. */
+  async deliverPromptTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+    if (!request.title) throw new InvalidRequest('title is required')
+    if (!request.repo_path) throw new InvalidRequest('repo_path is required')
+    if (!request.prompt) throw new InvalidRequest('prompt is required')
+    const repo = await resolveRepository(request.repo_path)
+    const existing = this.inRepo(repo.id, request.title)
+    if (!existing) {
+      const { title, repo_path, program, prompt } = request
+      const created = await this.create({ title, repo_path, program, prompt })
+      return { status: 'started', ...(created.last_prompt_delivery_status ? { delivery: created.last_prompt_delivery_status } : {}) }
+    }
+    return this.operate({ id: existing.id }, async (record) => {
+      this.liveOrRefuse(record)
+      if (request.defer_while_attached && (await this.attached(record))) {
+        record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
+        await this.store.save(record)
+        return { status: 'sent', deferred: true }
+      }
+      return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
+    })
+  }
+
+  private async attached(record: SessionRecord): Promise<boolean> {
+    const name = agentTab(record).tmux_name as string
+    return (await this.tmux.poll([])).get(name)?.attached === true
+  }
+
+  resumeFromLimit(ref: SessionRef): Promise<void> {
+    return this.operate(ref, async (record) => {
+      if (stateOf(record) !== 'limit-reached') throw new Refused(`session "${record.title}" is not at a usage limit`)
+      this.resumeAt.delete(record.id)
+      await this.deliverInto(record, RESUME_PROMPT)
+      this.transition(record, 'running')
+      await this.store.save(record)
+    })
+  }
+
+  // ---------------------------------------------------------------- tabs
+
+  async createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>> {
+    const kind = this.tabKindOf(request)
+    return this.operate(request, async (record) => {
+      this.liveOrRefuse(record)
+      if (kind === TabKind.editor) this.runtime.editor()
+      const names = new Set(record.tabs.map((tab) => tab.name))
+      const name = unique(sanitizeTabName(request.name || defaultTabName(kind, request.command)) || 'tab', names)
+      const tab: TabRecord = { id: tabId(), kind, name }
+      if (kind === TabKind.web) tab.url = request.url || `http://localhost:${request.port}`
+      if (kind === TabKind.process) tab.command = request.command
+      if (kind !== TabKind.web) {
+        const tmuxNames = new Set(record.tabs.map((existing) => existing.tmux_name ?? ''))
+        tab.tmux_name = unique(tabTmuxName(agentTab(record).tmux_name as string, name), tmuxNames)
+        await this.runtime.spawnTab(record, tab)
+      }
+      record.tabs.push(tab)
+      this.touch(record)
+      await this.store.save(record)
+      return { id: tab.id, name: tab.name, ...(kind === TabKind.editor || kind === TabKind.web ? {} : { tmux_name: tab.tmux_name }) }
+    })
+  }
+
+  private tabKindOf(request: Req<'CreateTabRequest'>): number {
+    const kind = request.kind || (request.command && !request.shell ? 'process' : 'shell')
+    if (kind === 'process') {
+      if (!request.command) throw new InvalidRequest('a process tab needs command')
+      return TabKind.process
+    }
+    if (kind === 'shell') return TabKind.shell
+    if (kind === 'web') {
+      if (!request.url === (request.port === undefined)) throw new InvalidRequest('a web tab needs exactly one of url or port')
+      if (request.port !== undefined && (request.port < 1 || request.port > 65535)) throw new InvalidRequest(`port ${request.port} is out of range`)
+      if (request.url && !/^https?:\/\//.test(request.url)) throw new InvalidRequest(`url "${request.url}" must start with http:// or https://`)
+      return TabKind.web
+    }
+    if (kind === 'editor') {
+      if (request.url || request.port !== undefined) throw new InvalidRequest('an editor tab serves the worktree; it takes no url or port')
+      return TabKind.editor
+    }
+    throw new InvalidRequest(`tab kind "${kind}" cannot be created; use shell, web or editor (or command for a process tab)`)
+  }
+
+  closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
+    return this.operate(request, async (record) => {
+      const { tab, index } = findTab(record.tabs, request as TabSelector, record.title)
+      if (index === 0) throw new Refused('the agent tab cannot be closed; kill the session instead')
+      if (tab.tmux_name) await this.tmux.killSessions([tab.tmux_name])
+      record.tabs.splice(index, 1)
+      this.touch(record)
+      await this.store.save(record)
+      return tab.name
+    })
+  }
+
+  renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
+    return this.operate(request, async (record) => {
+      const { tab } = findTab(record.tabs, request as TabSelector, record.title)
+      if (tab.kind !== TabKind.web && tab.kind !== TabKind.process && tab.kind !== TabKind.editor) {
+        throw new Refused(`only web, process and editor tabs can be renamed; "${tab.name}" is a ${tab.kind === 0 ? 'agent' : 'shell'} tab`)
+      }
+      if (!request.new_name) throw new InvalidRequest('new_name is required')
+      const others = new Set(record.tabs.filter((other) => other !== tab).map((other) => other.name))
+      tab.name = unique(sanitizeTabName(request.new_name), others)
+      this.touch(record)
+      await this.store.save(record)
+      return tab.name
+    })
+  }
+
+  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
+    return this.operate(request, async (record) => {
+      const { tab, index } = findTab(record.tabs, request as TabSelector, record.title)
+      if (index === 0) throw new Refused('index 0 is the agent tab; it cannot be moved')
+      const to = request.new_index
+      if (to === undefined) throw new InvalidRequest('new_index is required')
+      if (to < 1 || to >= record.tabs.length) {
+        throw new Refused(`new_index must be from 1 to ${record.tabs.length - 1}; index 0 is the agent tab`)
+      }
+      record.tabs.splice(index, 1)
+      record.tabs.splice(to, 0, tab)
+      this.touch(record)
+      await this.store.save(record)
+      return { name: tab.name, index: to }
+    })
+  }
+
+  // ---------------------------------------------------------------- observation
+
+  /** One poll tick: observe every idle live session, then recover, resume and deliver what is due. */
+  async tick(): Promise<void> {
+    try {
+      const watched = [...this.records.values()].filter(
+        (record) => !this.inFlight(record.id) && (isLive(record) || this.recovery.get(record.id)?.awaitingCheck),
+      )
+      const sightings = await this.watch.look(watched.map((record) => agentTab(record).tmux_name as string))
+      for (const record of watched) {
+        const sighting = sightings.get(agentTab(record).tmux_name as string)
+        if (sighting && this.records.has(record.id) && !this.inFlight(record.id)) await this.observe(record, sighting)
+      }
+      await this.recoverDue()
+      await this.resumeDue()
+      await this.deliverDeferred(sightings)
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'poll tick failed')
+    }
+  }
+
+  private async observe(record: SessionRecord, sighting: Sighting): Promise<void> {
+    const attempt = this.recovery.get(record.id)
+    if (attempt?.awaitingCheck) {
+      if (sighting.kind === 'alive') await this.recovered(record)
+      else await this.attemptFailed(record, sighting.kind === 'gone' ? 'the tmux session vanished after restart' : deathNote(sighting))
+      return
+    }
+    const before = stateOf(record)
+    if (sighting.kind === 'gone') {
+      this.transition(record, 'lost')
+      this.startRecovery(record)
+      await this.store.save(record)
+      return
+    }
+    if (sighting.kind === 'dead') {
+      this.transition(record, 'dead')
+      await this.store.save(record)
+      return
+    }
+    if (sighting.changed) {
+      this.transition(record, 'running')
+      record.last_pane_churn_at = this.now.toISOString()
+      this.touch(record)
+      await this.store.save(record, false)
+      return
+    }
+    const banner = limitBanner(agentOf(record.program), this.options.config.get('limit_patterns'))
+    const next = showsBanner(banner, sighting.text) ? 'limit-reached' : 'ready'
+    if (!this.transition(record, next)) return
+    await this.store.save(record, false)
+    if (next === 'limit-reached') this.scheduleResume(record, sighting.text)
+    if (before === 'running' && next === 'ready') this.emit(record.id, 'settled')
+  }
+
+  private startRecovery(record: SessionRecord): void {
+    if (record.lost_restore_failure || this.recovery.has(record.id)) return
+    const base = this.options.config.get('lost_restore_backoff')
+    this.recovery.set(record.id, { failures: 0, nextAt: Date.now() + backoffMs(base, 0), awaitingCheck: false })
+  }
+
+  private async recoverDue(): Promise<void> {
+    for (const [id, attempt] of this.recovery) {
+      const record = this.records.get(id)
+      if (!record || attempt.awaitingCheck || Date.now() < attempt.nextAt || this.inFlight(id)) continue
+      await this.ops.run(id, async () => {
+        try {
+          await this.runtime.teardown(record)
+          this.watch.forget(agentTab(record).tmux_name as string)
+          await this.runtime.spawnAll(record)
+          attempt.awaitingCheck = true
+        } catch (error) {
+          await this.attemptFailed(record, (error as Error).message)
+        }
+      })
+    }
+  }
+
+  private async recovered(record: SessionRecord): Promise<void> {
+    this.recovery.delete(record.id)
+    delete record.lost_restore_failure
+    delete record.last_pane_churn_at
+    this.transition(record, 'running')
+    this.touch(record)
+    await this.store.save(record)
+    this.options.log.info({ session: record.title }, 'lost session recovered')
+  }
+
+  private async attemptFailed(record: SessionRecord, error: string): Promise<void> {
+    const attempt = this.recovery.get(record.id)
+    if (!attempt) return
+    attempt.failures++
+    attempt.awaitingCheck = false
+    this.options.log.warn({ session: record.title, attempt: attempt.failures, error }, 'recovery attempt failed')
+    if (attempt.failures < RECOVERY_ATTEMPTS) {
+      attempt.nextAt = Date.now() + backoffMs(this.options.config.get('lost_restore_backoff'), attempt.failures)
+      return
+    }
+    this.recovery.delete(record.id)
+    record.lost_restore_failure = { attempts: attempt.failures, error: oneLine(error) }
+    this.transition(record, 'lost')
+    this.touch(record)
+    await this.store.save(record)
+  }
+
+  private scheduleResume(record: SessionRecord, paneText: string): void {
+    if (!this.options.config.get('limit_auto_resume')) return
+    const reset = parseResetTime(paneText, this.now)
+    const wait = reset ? reset.getTime() - this.now.getTime() + 2 * 60_000 : this.options.config.get('limit_retry_interval')
+    this.resumeAt.set(record.id, Date.now() + wait)
+  }
+
+  private async resumeDue(): Promise<void> {
+    for (const [id, at] of this.resumeAt) {
+      if (Date.now() < at || this.inFlight(id) || !this.records.has(id)) continue
+      await this.resumeFromLimit({ id }).catch((error: Error) =>
+        this.options.log.warn({ err: error, session: id }, 'automatic resume failed'),
+      )
+    }
+  }
+
+  private async deliverDeferred(sightings: Map<string, Sighting>): Promise<void> {
+    for (const record of this.records.values()) {
+      if (!record.pending_prompts?.length || this.inFlight(record.id) || !isLive(record)) continue
+      const sighting = sightings.get(agentTab(record).tmux_name as string)
+      if (sighting?.kind !== 'alive' || sighting.attached) continue
+      await this.ops.run(record.id, async () => {
+        while (record.pending_prompts?.length) {
+          await this.deliverInto(record, record.pending_prompts[0] as string)
+          record.pending_prompts.shift()
+        }
+        delete record.pending_prompts
+        await this.store.save(record)
+      })
+    }
+  }
+}
+
+function deathNote(sighting: Extract<Sighting, { kind: 'dead' }>): string {
+  const status = sighting.exitStatus === undefined ? 'exited' : `exited with status ${sighting.exitStatus}`
+  return `the agent ${status} right after restart${sighting.lastWords ? `: ${sighting.lastWords}` : ''}`
+}
+

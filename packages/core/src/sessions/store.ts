@@ -1,0 +1,57 @@
+import { mkdir, readdir, readFile, rename } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { removeFileDurable, writeFileAtomic, writeFileDurable } from '../infra/durable.js'
+import { KeyedQueue } from '../serial.js'
+import type { SessionRecord } from './record.js'
+
+/**
+ * One file per session under `sessions/`: a write costs what the changed session
+ * costs, not the whole fleet, which matters when every tick records pane activity.
+ */
+export class SessionStore {
+  private readonly writes = new KeyedQueue()
+
+  constructor(
+    readonly dir: string,
+    private readonly log: Logger,
+  ) {}
+
+  private file(id: string): string {
+    return join(this.dir, `${id}.json`)
+  }
+
+  /** Every stored record; an unreadable file is moved aside and reported, never dropped silently. */
+  async loadAll(): Promise<SessionRecord[]> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith('.json'))
+    const records: SessionRecord[] = []
+    for (const name of names) {
+      const path = join(this.dir, name)
+      try {
+        const record = JSON.parse(await readFile(path, 'utf8')) as SessionRecord & { pr_info?: unknown }
+        delete record.pr_info
+        if (!record.updated_at) record.updated_at = record.created_at
+        records.push(record)
+      } catch (error) {
+        const aside = `${path}.corrupt-${Date.now()}`
+        await rename(path, aside)
+        this.log.error({ err: error, file: aside }, `unreadable session record moved aside to ${aside}`)
+      }
+    }
+    return records
+  }
+
+  /**
+   * Writes one record. Acknowledged mutations are durable (fsync); observations from
+   * the poll loop are only atomic, which a process crash cannot tear either.
+   */
+  save(record: SessionRecord, durable = true): Promise<void> {
+    const text = `${JSON.stringify(record, null, 2)}\n`
+    return this.writes.run(record.id, () => (durable ? writeFileDurable : writeFileAtomic)(this.file(record.id), text))
+  }
+
+  remove(id: string): Promise<void> {
+    return this.writes.run(id, () => removeFileDurable(this.file(id)))
+  }
+}

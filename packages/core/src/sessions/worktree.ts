@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { git } from '../infra/git.js'
+
+/** `base`, or `base-2`, `base-3`… : the first path nothing occupies. */
+export function freePath(base: string): string {
+  if (!existsSync(base)) return base
+  for (let n = 2; ; n++) if (!existsSync(`${base}-${n}`)) return `${base}-${n}`
+}
+
+/** Where a session's worktree lives: next to the repository, `<repo parent>/<repo name>-<title>`. */
+export function worktreeHome(root: string, title: string): string {
+  return freePath(join(dirname(root), `${basename(root)}-${title}`))
+}
+
+async function branchExists(root: string, branch: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  try {
+    await git(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], env)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A worktree at `path` on `branch`, based on the repository's current HEAD. An existing
+ * branch is checked out rather than recreated, and is then not the daemon's to delete.
+ */
+export async function addWorktree(
+  root: string,
+  path: string,
+  branch: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ branchCreated: boolean }> {
+  if (await branchExists(root, branch, env)) {
+    await git(root, ['worktree', 'add', path, branch], env)
+    return { branchCreated: false }
+  }
+  await git(root, ['worktree', 'add', '-b', branch, path, 'HEAD'], env)
+  return { branchCreated: true }
+}
+
+export async function removeWorktree(root: string, path: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (existsSync(path)) await git(root, ['worktree', 'remove', '--force', path], env)
+  await git(root, ['worktree', 'prune'], env)
+}
+
+export async function moveWorktree(root: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await mkdir(dirname(to), { recursive: true })
+  await git(root, ['worktree', 'move', from, to], env)
+}
+
+export async function deleteBranch(root: string, branch: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (await branchExists(root, branch, env)) await git(root, ['branch', '-D', branch], env)
+}
+
+export async function currentBranch(root: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return (await git(root, ['rev-parse', '--abbrev-ref', 'HEAD'], env)).trim()
+}
