@@ -5,6 +5,7 @@ import type { Config } from './config/config.js'
 import type { Clock } from './infra/clock.js'
 import { Projects } from './projects/projects.js'
 import { Sessions } from './sessions/sessions.js'
+import { Tasks } from './tasks/tasks.js'
 
 export type Phase = 'warming' | 'ready'
 
@@ -17,6 +18,7 @@ export class Core {
   readonly bootId = randomBytes(8).toString('hex')
   readonly sessions: Sessions
   readonly projects: Projects
+  readonly tasks: Tasks
   private currentPhase: Phase = 'warming'
 
   constructor(
@@ -29,6 +31,7 @@ export class Core {
   ) {
     this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, env })
     this.projects = new Projects(paths, config, this.sessions)
+    this.tasks = new Tasks({ path: paths.tasks, config, log, clock })
     this.sessions.onRepository((repo) => this.projects.remember(repo))
   }
 
@@ -41,11 +44,14 @@ export class Core {
     await this.projects.restore()
     await this.sessions.restore()
     this.sessions.startObserving()
+    await this.tasks.restore()
     this.currentPhase = 'ready'
   }
 
   /** Stops background work (timers, watchers, poll loops); state on disk is already current. */
   async close(): Promise<void> {
+    // Tasks first: their watchers and runs still talk to live sessions.
+    await this.tasks.close()
     await this.sessions.close()
   }
 }

@@ -13,6 +13,7 @@ import { healthRoutes, type ListenerReport } from './routes/health.js'
 import { projectRoutes } from './routes/projects.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { tabRoutes } from './routes/tabs.js'
+import { taskRoutes } from './routes/tasks.js'
 
 export interface AppOptions {
   core: Core
@@ -63,6 +64,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     tabs: tabRoutes(core.sessions),
     projects: projectRoutes(core.projects),
     config: configRoutes(core.config),
+    tasks: taskRoutes(core.tasks),
   }
   for (const [group, handlers] of Object.entries(groups)) {
     await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))

@@ -4,6 +4,7 @@ import { healthRoutes } from './health.js'
 import { projectRoutes } from './projects.js'
 import { sessionRoutes } from './sessions.js'
 import { tabRoutes } from './tabs.js'
+import { taskRoutes } from './tasks.js'
 
 export * from './define.js'
 
@@ -12,7 +13,7 @@ export * from './define.js'
  * prints them, and a route enters this table in the change that makes it work. Each
  * group lists its routes in its own file.
  */
-export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...configRoutes] as const
+export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...configRoutes, ...taskRoutes] as const
 
 export type Route = (typeof routes)[number]
 export type RouteName = Route['name']

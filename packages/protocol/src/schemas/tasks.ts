@@ -1,12 +1,12 @@
-import Type from 'typebox'
+import Type, { type Static } from 'typebox'
 import { Empty, Ok, Request, Timestamp } from './common.js'
 
 export const TASK_ACTORS = ['cli', 'tui', 'api', 'daemon-upgrade'] as const
 export type TaskActor = (typeof TASK_ACTORS)[number]
 
-export const TASK_ARMING = ['armed', 'watching', 'disabled', 'unschedulable'] as const
 
-export const AuditEntry = Type.Object({ at: Timestamp, actor: Type.String(), op: Type.String() })
+/** Closed, because AddTask accepts a task object read back from ListTasks, audit included (and ignored). */
+export const AuditEntry = Type.Object({ at: Timestamp, actor: Type.String(), op: Type.String() }, { additionalProperties: false })
 
 /** The fields a client may set; everything else is owned by the daemon. */
 const editable = {
@@ -22,8 +22,8 @@ const editable = {
   enabled: Type.Boolean(),
 }
 
-/** Scheduler-owned and read-time fields, accepted on AddTask but never trusted. */
-const owned = {
+/** Stored fields the daemon owns: the id once minted, repository identity, run results, the audit trail. */
+const stored = {
   id: Type.String(),
   repo_id: Type.String(),
   created_at: Timestamp,
@@ -31,6 +31,10 @@ const owned = {
   last_run_status: Type.String(),
   dropped_events: Type.Integer(),
   audit: Type.Array(AuditEntry),
+}
+
+/** Derived on every read from the store and the live scheduler; never stored. */
+const derived = {
   overdue: Type.Boolean(),
   missed_occurrences: Type.Integer(),
   missed_occurrences_capped: Type.Boolean(),
@@ -39,15 +43,25 @@ const owned = {
   unassessable: Type.Boolean(),
   next_run_at: Timestamp,
   arming: Type.String(),
-  ordinal: Type.Integer(),
-  store_generation: Type.Integer(),
+  ordinal: Type.Integer({ description: 'position in the store, from 0' }),
+  store_generation: Type.Integer({ description: 'bumped on every write of tasks.json' }),
 }
 
+const Arming = Type.Union([Type.Literal('armed'), Type.Literal('watching'), Type.Literal('disabled'), Type.Literal('unschedulable')])
+export type TaskArming = Static<typeof Arming>
+
+/** A task as the daemon returns it: every stored field, plus schedule health derived at read time. */
 export const Task = Type.Object({
-  ...Request(editable).properties,
-  ...Request(owned).properties,
-  id: Type.String(),
-  enabled: Type.Boolean(),
+  ...editable,
+  ...stored,
+  ...derived,
+  // Present only when they have a value (a hand-edited record may lack created_at).
+  created_at: Type.Optional(Timestamp),
+  last_run_at: Type.Optional(Timestamp),
+  last_run_status: Type.Optional(Type.String()),
+  unschedulable_reason: Type.Optional(Type.String()),
+  next_run_at: Type.Optional(Timestamp),
+  arming: Arming,
 })
 
 export const Expect = Request({ enforce: Type.Boolean(), project_path: Type.String() })
@@ -61,8 +75,13 @@ export const ListOnCompleteResponse = Type.Object({
 export const ListTasksRequest = Empty
 export const ListTasksResponse = Type.Object({ tasks: Type.Array(Task) })
 
-export const AddTaskRequest = Request({ task: Request({ ...editable, ...owned }), ...ActorField })
-export const AddTaskResponse = Type.Object({ ok: Type.Literal(true), task: Type.Optional(Task) })
+/** Every task field, each optional: a full task object as a client may send it back. */
+export const TaskInput = Request({ ...editable, ...stored, ...derived })
+
+/** `task` is a full task object; the daemon re-validates it and ignores what it owns, except `id`. */
+export const AddTaskRequest = Request({ task: TaskInput, ...ActorField })
+/** `task` (additive to the document's `{ok: true}`) carries the id the daemon minted. */
+export const AddTaskResponse = Type.Object({ ok: Type.Literal(true), task: Task })
 
 export const UpdateTaskRequest = Request({
   id: Type.String(),

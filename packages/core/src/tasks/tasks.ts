@@ -1,0 +1,328 @@
+import { randomBytes } from 'node:crypto'
+import { watch, type FSWatcher } from 'node:fs'
+import { basename, dirname } from 'node:path'
+import type { Logger } from 'pino'
+import type { Static } from 'typebox'
+import type {
+  AddTaskRequest,
+  ListOnCompleteResponse,
+  ListTasksResponse,
+  RemoveTaskRequest,
+  UpdateTaskRequest,
+} from '@svc/protocol'
+import type { Config } from '../config/config.js'
+import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused } from '../errors.js'
+import type { Clock } from '../infra/clock.js'
+import { SerialQueue } from '../serial.js'
+import type { SessionPort, TaskGuard } from '../tasks-port.js'
+import { Automation } from './automation.js'
+import { healthOf } from './health.js'
+import { OutcomeWriter } from './outcomes.js'
+import { EMPTY_DOCUMENT, kindOf, ON_COMPLETE, type TaskDocument, type TaskRecord, type TaskWire } from './record.js'
+import { Runs } from './runs.js'
+import { TaskStore, type Loaded } from './store.js'
+import { actorOf, checkExpect, checkTask, editsOf, merged, resolveProject, type ExpectT } from './validate.js'
+
+const AUDIT_LENGTH = 20
+
+type ById = Static<typeof RemoveTaskRequest>
+
+export interface TasksOptions {
+  /** tasks.json; its lock is tasks.json.lock beside it. */
+  path: string
+  config: Config
+  log: Logger
+  clock: Clock
+}
+
+/**
+ * The task engine: the store, the operations on it, and the automation that runs tasks.
+ * Writes, reloads and restarts go through one queue; reads serve the last loaded
+ * document (refreshed when another process changed the file) without waiting for it.
+ */
+export class Tasks implements TaskGuard {
+  private readonly store: TaskStore
+  private readonly ops = new SerialQueue()
+  private readonly outcomes: OutcomeWriter
+  private readonly runs: Runs
+  private readonly automation: Automation
+  private loaded: Loaded = { doc: structuredClone(EMPTY_DOCUMENT), version: 'absent' }
+  /** Set while tasks.json cannot be used: every operation reports it until the file is fixed. */
+  private broken: CorruptFile | undefined
+  /** Tasks being committed with an enabled target, so ArchiveSession sees them before they land. */
+  private readonly claims = new Map<string, Set<string>>()
+  private fileWatch: FSWatcher | undefined
+  private closed = false
+
+  constructor(private readonly options: TasksOptions) {
+    const { path, log, clock } = options
+    this.store = new TaskStore(path)
+    this.outcomes = new OutcomeWriter(this.store, (loaded) => this.adopt(loaded))
+    const taskOf = (id: string) => this.loaded.doc.tasks.find((task) => task.id === id)
+    this.runs = new Runs(this.outcomes, taskOf, (taskId) => this.automation.runEnded(taskId), log)
+    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, log)
+  }
+
+  /** Connects the sessions that task runs go through; until then runs and target checks are refused. */
+  attach(port: SessionPort): void {
+    this.runs.attach(port)
+  }
+
+  /** Loads tasks.json and starts the automation. A corrupt file is reported, kept, and blocks only tasks. */
+  async restore(): Promise<void> {
+    await this.current().catch((error: Error) => this.options.log.error({ err: error }, 'tasks not restored'))
+    this.runs.adopt(this.loaded.doc.runs)
+    await this.ops.run(() => this.reconcile())
+    try {
+      // Another writer (a second daemon, a script) may change the file: pick it up promptly.
+      this.fileWatch = watch(dirname(this.store.path), (_event, name) => {
+        if (name === basename(this.store.path)) void this.current().catch(() => {})
+      })
+      this.fileWatch.unref()
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'cannot watch tasks.json; changes by other writers show on the next read')
+    }
+  }
+
+  /** Stops timers and watchers (each process group gone) and settles pending writes. */
+  async close(): Promise<void> {
+    this.closed = true
+    this.fileWatch?.close()
+    await this.ops.idle()
+    await this.automation.close()
+    await this.outcomes.idle()
+  }
+
+  enabledTargeting(title: string, repoId: string): string[] {
+    const stored = this.loaded.doc.tasks
+      .filter((task) => task.enabled && task.target_session === title && task.repo_id === repoId)
+      .map((task) => task.id)
+    return [...new Set([...stored, ...(this.claims.get(`${repoId}/${title}`) ?? [])])]
+  }
+
+  listOnComplete(): Static<typeof ListOnCompleteResponse> {
+    return { values: ON_COMPLETE.map((option) => ({ ...option })) }
+  }
+
+  async list(): Promise<Static<typeof ListTasksResponse>> {
+    const doc = await this.current()
+    return { tasks: doc.tasks.map((task, ordinal) => this.encode(task, ordinal, doc)) }
+  }
+
+  add({ task: input, actor }: Static<typeof AddTaskRequest>) {
+    const who = actorOf(actor)
+    if (input === undefined) throw new InvalidRequest('task is required')
+    return this.write(async () => {
+      const now = this.options.clock.now().toISOString()
+      const task: TaskRecord = {
+        ...merged(
+          {
+            ...structuredClone(EMPTY_TASK),
+            id: input.id ?? randomBytes(4).toString('hex'),
+            created_at: now,
+            audit: [{ at: now, actor: who, op: 'add' }],
+          },
+          editsOf(input),
+        ),
+        ...(await resolveProject(input.project_path ?? '')),
+      }
+      checkTask(task, input.id !== undefined)
+      await this.commit((doc) => {
+        if (doc.tasks.some((stored) => stored.id === task.id)) throw new Refused(`task ${task.id} already exists`)
+        return [...doc.tasks, task]
+      })
+      return { ok: true as const, task: this.encodeId(task.id) }
+    })
+  }
+
+  update({ id, update, expect, actor }: Static<typeof UpdateTaskRequest>) {
+    const who = actorOf(actor)
+    const taskId = required(id, 'id')
+    const edits = editsOf(required(update, 'update'))
+    const fields = Object.keys(edits)
+    if (fields.length === 0) throw new InvalidRequest('update has no fields to change')
+    return this.write(async () => {
+      const project = edits.project_path === undefined ? {} : await resolveProject(edits.project_path)
+      await this.commit((doc) => {
+        const current = this.find(doc, taskId, expect)
+        const at = this.options.clock.now().toISOString()
+        const audit = [...current.audit, { at, actor: who, op: `update ${fields.join(',')}` }].slice(-AUDIT_LENGTH)
+        const next = { ...merged(current, edits), ...project, audit }
+        checkTask(next)
+        return doc.tasks.map((task) => (task.id === taskId ? next : task))
+      })
+      return { ok: true as const, task: this.encodeId(taskId) }
+    })
+  }
+
+  remove({ id, expect }: ById) {
+    const taskId = required(id, 'id')
+    return this.write(async () => {
+      await this.commit((doc) => {
+        this.find(doc, taskId, expect)
+        return doc.tasks.filter((task) => task.id !== taskId)
+      })
+      return { ok: true as const }
+    })
+  }
+
+  /** Replaces an enabled watch task's watcher: the old process group and drainer are gone before the new one starts. */
+  restart({ id, expect }: ById) {
+    const taskId = required(id, 'id')
+    return this.ops.run(async () => {
+      const task = await this.inspect(taskId, expect)
+      if (kindOf(task) !== 'watch') throw new Refused(`task ${taskId} is not a watch task; RestartTask applies to enabled watch tasks`)
+      if (!task.enabled) throw new Refused(`task ${taskId} is disabled`)
+      await this.automation.unwatch(taskId)
+      await this.reconcile()
+      return { ok: true as const }
+    })
+  }
+
+  /** Fires an enabled cron task now, through the scheduler's path; answers once the run is dispatched. */
+  async trigger({ id, expect }: ById) {
+    const taskId = required(id, 'id')
+    const task = await this.ops.run(async () => {
+      const task = await this.inspect(taskId, expect)
+      if (!task.enabled) throw new Refused(`task ${taskId} is disabled`)
+      if (kindOf(task) === 'watch') {
+        throw new Refused(`task ${taskId} is a watch task; it fires when its watch command emits output, not on manual trigger`)
+      }
+      if (kindOf(task) !== 'cron') throw new Refused(`task ${taskId} has no cron_expr`)
+      return task
+    })
+    await this.automation.trigger(task)
+    return { ok: true as const }
+  }
+
+  /** A write operation: serialized with every other, on a usable store. */
+  private write<T>(work: () => Promise<T>): Promise<T> {
+    return this.ops.run(async () => {
+      await this.current()
+      return work()
+    })
+  }
+
+  /**
+   * Replaces the task list under the file lock (on a fresh read), after the archived
+   * target check, then brings the automation in line before answering.
+   */
+  private async commit(change: (doc: TaskDocument) => TaskRecord[]): Promise<void> {
+    const claimed: Array<[string, string]> = []
+    try {
+      const loaded = await this.store.transact((doc) => {
+        const tasks = change(doc)
+        const before = new Map(doc.tasks.map((task) => [task.id, task]))
+        for (const task of tasks) {
+          if (task === before.get(task.id)) continue
+          claimed.push(...this.claim(task))
+          this.checkTarget(task)
+        }
+        return { result: undefined, next: { ...doc, tasks } }
+      })
+      this.adopt(loaded)
+    } finally {
+      for (const [key, id] of claimed) this.claims.get(key)?.delete(id)
+    }
+    try {
+      await this.reconcile()
+    } catch (error) {
+      throw new MutationCommitted(`the task change was saved, but applying it failed: ${(error as Error).message}`)
+    }
+  }
+
+  private claim(task: TaskRecord): Array<[string, string]> {
+    if (!task.enabled || task.target_session === '') return []
+    const key = `${task.repo_id}/${task.target_session}`
+    const ids = this.claims.get(key) ?? new Set()
+    ids.add(task.id)
+    this.claims.set(key, ids)
+    return [[key, task.id]]
+  }
+
+  /** An enabled task may not target a session that is archived or being archived. */
+  private checkTarget(task: TaskRecord): void {
+    if (!task.enabled || task.target_session === '') return
+    const state = this.runs.sessions().targetState(task.target_session, task.repo_id)
+    if (state === 'archived' || state === 'archiving') {
+      throw new Refused(`task ${task.id}: target_session "${task.target_session}" is ${state}; restore it or disable the task`)
+    }
+  }
+
+  /** A fresh read under the lock, for checks that must see what a write would see. */
+  private async inspect(id: string, expect: ExpectT | undefined): Promise<TaskRecord> {
+    await this.current()
+    const loaded = await this.store.transact((doc) => ({ result: this.find(doc, id, expect) }))
+    this.adopt(loaded)
+    return loaded.result
+  }
+
+  private find(doc: TaskDocument, id: string, expect: ExpectT | undefined): TaskRecord {
+    const task = doc.tasks.find((candidate) => candidate.id === id)
+    if (!task) throw new NotFound(`task ${id} not found`)
+    checkExpect(task, expect)
+    return task
+  }
+
+  /** The document as on disk now: reloaded when another writer replaced it, refused while corrupt. */
+  private async current(): Promise<TaskDocument> {
+    const version = await this.store.currentVersion()
+    if (version !== this.loaded.version || this.broken) {
+      try {
+        this.adopt(await this.store.load())
+      } catch (error) {
+        if (!(error instanceof CorruptFile)) throw error
+        if (this.broken?.message !== error.message) this.options.log.error({ err: error }, 'tasks.json is corrupt')
+        this.broken = error
+        throw error
+      }
+    }
+    return this.loaded.doc
+  }
+
+  /** Takes a newer read or write of the store as current; the automation follows in the queue. */
+  private adopt(loaded: Loaded): void {
+    const changed = loaded.version !== this.loaded.version
+    this.loaded = loaded
+    this.broken = undefined
+    if (changed) void this.ops.run(() => this.reconcile()).catch(() => {})
+  }
+
+  private reconcile(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.automation.reconcile(this.loaded.doc.tasks)
+  }
+
+  private encodeId(id: string): TaskWire {
+    const doc = this.loaded.doc
+    const ordinal = doc.tasks.findIndex((task) => task.id === id)
+    return this.encode(doc.tasks[ordinal] as TaskRecord, ordinal, doc)
+  }
+
+  private encode(task: TaskRecord, ordinal: number, doc: TaskDocument): TaskWire {
+    const now = this.options.clock.now()
+    const health = healthOf(task, this.automation.live(task.id), now, this.options.config.get('daemon_poll_interval'))
+    return { ...task, ...health, ordinal, store_generation: doc.store_generation }
+  }
+}
+
+const EMPTY_TASK: TaskRecord = {
+  id: '',
+  name: '',
+  prompt: '',
+  cron_expr: '',
+  watch_cmd: '',
+  target_session: '',
+  max_concurrent_runs: 0,
+  on_complete: '',
+  project_path: '',
+  repo_id: '',
+  program: '',
+  enabled: true,
+  dropped_events: 0,
+  audit: [],
+}
+
+function required<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new InvalidRequest(`${name} is required`)
+  return value
+}
