@@ -4,8 +4,11 @@ import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@s
 import { configCommand } from './commands/config.js'
 import { daemonCommand } from './commands/daemon.js'
 import { healthCommand } from './commands/health.js'
+import { programsCommand } from './commands/programs.js'
+import { projectsCommand } from './commands/projects.js'
 import { routesCommand } from './commands/routes.js'
 import { sessionsCommand } from './commands/sessions.js'
+import { tabsCommand } from './commands/tabs.js'
 import { EXIT, UsageError } from './exit.js'
 
 function program(): Command {
@@ -25,6 +28,9 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable.`,
   daemonCommand(svc)
   healthCommand(svc)
   sessionsCommand(svc)
+  tabsCommand(svc)
+  projectsCommand(svc)
+  programsCommand(svc)
   configCommand(svc)
   svc.commands.forEach(function exitOverride(command: Command) {
     command.exitOverride()

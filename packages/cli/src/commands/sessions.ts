@@ -1,19 +1,15 @@
-import { Command, InvalidArgumentError } from 'commander'
+import type { Command } from 'commander'
 import msParse from 'ms'
 import type { RequestOf } from '@svc/protocol'
+import { collect, hostPath, integer, oneOf } from '../args.js'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
-import { outputOf, printJson, printTable } from '../output.js'
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value]
-}
-
-function positiveInt(value: string): number {
-  const number = Number(value)
-  if (!Number.isInteger(number)) throw new InvalidArgumentError('expected an integer')
-  return number
-}
+import { deliveryNote } from '../delivery.js'
+import { printTable } from '../output.js'
+import { reply } from '../reply.js'
+import { sessionCall, type Session } from '../session-ref.js'
+import { attachCommand } from './attach.js'
+import { promptCommands } from './prompts.js'
 
 /** A timestamp as given, or a duration such as 2h meaning "that long ago". */
 function since(value: string): string {
@@ -21,15 +17,29 @@ function since(value: string): string {
   return typeof ago === 'number' && Number.isFinite(ago) ? new Date(Date.now() - ago).toISOString() : value
 }
 
-export function sessionsCommand(program: Command): void {
-  const sessions = program.command('sessions').description('agent sessions')
+function printSessions(instances: Session[]): void {
+  printTable(
+    ['TITLE', 'STATE', 'IDLE', 'PROGRAM', 'BRANCH', 'REPO', 'UPDATED'],
+    instances.map((session) => [
+      session.title,
+      session.liveness_name || session.status_name,
+      session.idle_reason ?? '',
+      session.program,
+      session.branch,
+      session.repo_id,
+      session.updated_at,
+    ]),
+  )
+}
+
+function listCommand(sessions: Command): void {
   sessions
     .command('list')
     .description('list sessions (Snapshot)')
     .option('--live', 'leave out archived sessions')
     .option('--status <state>', 'only this state (running, ready, lost, dead, archived, limit-reached); repeatable', collect)
     .option('--since <time>', 'created after an RFC 3339 time, or within a duration such as 2h')
-    .option('--limit <n>', 'at most n sessions', positiveInt)
+    .option('--limit <n>', 'at most n sessions', integer)
     .option('--repo <repo_id>', 'only this repository')
     .action(async (options: { live?: boolean; status?: string[]; since?: string; limit?: number; repo?: string }, command: Command) => {
       const request: RequestOf<'Snapshot'> = {
@@ -40,19 +50,112 @@ export function sessionsCommand(program: Command): void {
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
       }
       const snapshot = await callDaemon(resolvePaths(), 'Snapshot', request)
-      if (outputOf(command.optsWithGlobals()).json) return printJson(snapshot)
-      if (snapshot.instances.length === 0) return void process.stdout.write('no sessions\n')
-      printTable(
-        ['TITLE', 'STATE', 'IDLE', 'PROGRAM', 'BRANCH', 'REPO', 'UPDATED'],
-        snapshot.instances.map((session) => [
-          session.title,
-          session.liveness_name || session.status_name,
-          session.idle_reason ?? '',
-          session.program,
-          session.branch,
-          session.repo_id,
-          session.updated_at,
-        ]),
+      reply(command, snapshot, () =>
+        snapshot.instances.length === 0 ? void process.stdout.write('no sessions\n') : printSessions(snapshot.instances),
       )
+    })
+}
+
+interface CreateOptions {
+  title?: string
+  titleBase?: string
+  repo?: string
+  program?: string
+  prompt?: string
+  inPlace?: boolean
+  backend?: string
+  account?: string
+}
+
+function createCommand(sessions: Command): void {
+  sessions
+    .command('create')
+    .description('create a session: a git worktree and branch next to the repository, the agent in tmux, an optional first prompt')
+    .option('--title <title>', 'its title: letters, digits, "-" and "_", unused in the repository (default: a suggested name)')
+    .option('--title-base <base>', 'a title made unique with a suffix (-2, -3, …) when taken')
+    .option('--repo <path>', 'the repository (default: the current directory)')
+    .option('--program <program>', 'a known agent (claude, codex, …; see svc programs) or any command line (default: default_program)')
+    .option('--prompt <text>', 'the first prompt, pasted once the agent has drawn its screen')
+    .option('--in-place', 'run in the repository itself: no worktree, no branch')
+    .option('--backend <backend>', 'where it runs (see svc backends; default local)')
+    .option('--account <name>', 'the agent account to run under')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  svc sessions create --title fix-parser --prompt "make the parser accept trailing commas"
+  svc sessions create --title-base review --repo ~/src/app --program codex`,
+    )
+    .action(async (options: CreateOptions, command: Command) => {
+      oneOf({ '--title': options.title, '--title-base': options.titleBase }, false)
+      const { instance } = await callDaemon(resolvePaths(), 'CreateSession', {
+        repo_path: hostPath(options.repo ?? '.'),
+        ...(options.title ? { title: options.title } : {}),
+        ...(options.titleBase ? { title_base: options.titleBase } : {}),
+        ...(options.program ? { program: options.program } : {}),
+        ...(options.prompt ? { prompt: options.prompt } : {}),
+        ...(options.inPlace ? { in_place: true } : {}),
+        ...(options.backend ? { backend: options.backend } : {}),
+        ...(options.account ? { account: options.account } : {}),
+      })
+      const status = instance.last_prompt_delivery_status
+      const note = status ? deliveryNote(instance.title, status) : undefined
+      reply(command, { instance }, () => {
+        printSessions([instance])
+        process.stdout.write(`\nworktree: ${instance.path}\n`)
+        if (note) process.stdout.write(`${instance.title}: ${note}\n`)
+      })
+    })
+}
+
+/** Kill, archive and the two restores: one call each on a session. */
+function lifecycleCommands(sessions: Command): void {
+  sessionCall(
+    sessions.command('kill <title>').description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record'),
+    'KillSession',
+    (ref) => ref,
+    (_response, title) => `killed ${title}`,
+  )
+  sessionCall(
+    sessions.command('archive <title>').description('stop a session and move its worktree to the archive; the record and branch are kept'),
+    'ArchiveSession',
+    (ref) => ref,
+    (response, title) => `archived ${title} to ${response.archived_path}`,
+  )
+  sessionCall(
+    sessions.command('restore-archived <title>').description('move an archived worktree back next to the repository and start the agent again'),
+    'RestoreArchived',
+    (ref) => ref,
+    (response, title) => `restored ${title} at ${response.worktree_path}`,
+  )
+  sessionCall(
+    sessions
+      .command('restore <title>')
+      .description('restore an archived, lost or dead session (RestoreSession)')
+      .option('--force-reap', 'replace the runtime even when the session is live')
+      .option('--expect-boot-id <id>', 'refuse unless the daemon still has this boot id (from svc sessions list --json)'),
+    'RestoreSession',
+    (ref, _args, options: { forceReap?: boolean; expectBootId?: string }) => ({
+      ...ref,
+      ...(options.forceReap ? { force_reap: true } : {}),
+      ...(options.expectBootId ? { expected_daemon_boot_id: options.expectBootId } : {}),
+    }),
+    (_response, title) => `restored ${title}`,
+  )
+}
+
+export function sessionsCommand(program: Command): void {
+  const sessions = program.command('sessions').description('agent sessions: a git worktree and branch each, with the agent in tmux')
+  listCommand(sessions)
+  createCommand(sessions)
+  promptCommands(sessions)
+  attachCommand(sessions)
+  lifecycleCommands(sessions)
+  sessions
+    .command('suggest-name')
+    .description('suggest a readable name no session uses')
+    .action(async (_options, command: Command) => {
+      const suggestion = await callDaemon(resolvePaths(), 'SuggestSessionName')
+      reply(command, suggestion, suggestion.name)
     })
 }

@@ -1,0 +1,25 @@
+import type { DeliveryStatus } from '@svc/protocol'
+import { EXIT } from './exit.js'
+
+/** Only `delivered` claims the prompt arrived; the others say plainly what is known. */
+const NOTES: Record<DeliveryStatus, string> = {
+  delivered: 'prompt delivered',
+  'not-delivered': 'prompt NOT delivered: the pane never showed it, even after a retry',
+  'sent-unverified': 'prompt sent but unverified: Enter was pressed, yet the pane did not show the exact prompt',
+  'could-not-confirm': 'prompt sent but not confirmed: the pane could not be read',
+}
+
+/**
+ * What a prompt's delivery status means, for people. `not-delivered` is the one status
+ * that says the prompt did not arrive, so it also sets exit code 1 (the JSON reply
+ * still goes to stdout).
+ */
+export function deliveryNote(title: string, status: string): string {
+  const note = NOTES[status as DeliveryStatus] ?? `prompt status ${status}`
+  if (status === 'not-delivered') {
+    process.exitCode = EXIT.daemon
+    process.stderr.write(`svc: ${title}: ${note}; retry with: svc sessions send ${title} …\n`)
+  }
+  const look = status === 'sent-unverified' || status === 'could-not-confirm' ? `; look with: svc sessions attach ${title}` : ''
+  return `${note}${look}`
+}
