@@ -1,8 +1,9 @@
 // The floor: node:http on a Unix socket answering fixed bytes, nothing else.
 import { createServer } from 'node:http'
 
-const [socketPath, answersJson] = process.argv.slice(2)
-const answers = JSON.parse(answersJson)
+// The answers arrive over IPC: a large body (a Snapshot of 1,000 sessions) exceeds argv limits.
+const socketPath = process.argv[2]
+const answers = await new Promise((resolve) => process.once('message', resolve))
 
 createServer((request, response) => {
   request.resume()

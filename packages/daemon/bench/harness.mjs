@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark scripts: a real daemon on a temporary SERVICE_HOME,
 // a load generator, and the printing of figures and ratios.
-import { execFileSync, spawn } from 'node:child_process'
-import { availableParallelism } from 'node:os'
+import { execFile, execFileSync, spawn } from 'node:child_process'
+import { availableParallelism, constants } from 'node:os'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +10,7 @@ import autocannon from 'autocannon'
 import { createClient, servicePaths } from '@svc/protocol'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url))
 
 /** Seconds per measured comparison; BENCH_SECONDS overrides. */
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -37,6 +38,21 @@ export function spawnServer(args, options) {
     : spawn(process.execPath, args, options)
 }
 
+/** Teardowns still due; an interrupted run (Ctrl-C) runs them before it exits. */
+const teardowns = new Set()
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    await Promise.allSettled([...teardowns].map((teardown) => teardown()))
+    process.exit(128 + constants.signals[signal])
+  })
+}
+
+/** Registers `teardown` for an interrupted run; the returned function runs it now, once. */
+export function onInterrupt(teardown) {
+  teardowns.add(teardown)
+  return () => (teardowns.delete(teardown), teardown())
+}
+
 export async function startDaemon({ config = { network: { listen_addr: '' } }, env = {}, prepare } = {}) {
   const home = await mkdtemp('/tmp/svc-bench-')
   const paths = servicePaths(home)
@@ -47,23 +63,36 @@ export async function startDaemon({ config = { network: { listen_addr: '' } }, e
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const client = createClient({ socketPath: paths.socket })
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}`)
-    const health = existsSync(paths.socket) ? await client.call('Health').catch(() => undefined) : undefined
-    if (health?.phase === 'ready') break
-    await sleep(20)
-  }
-  return {
-    home,
-    paths,
-    client,
-    pid: child.pid,
-    async stop() {
+  const stop = onInterrupt(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM')
       await new Promise((resolve) => child.once('exit', resolve))
-      await rm(home, { recursive: true, force: true })
-    },
+    }
+    // The private tmux server outlives the daemon by design; a benchmark must not leave it.
+    await new Promise((resolve) => execFile('tmux', ['-S', paths.tmuxSocket, 'kill-server'], resolve))
+    await rm(home, { recursive: true, force: true })
+  })
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}`)
+      const health = existsSync(paths.socket) ? await client.call('Health').catch(() => undefined) : undefined
+      if (health?.phase === 'ready') break
+      await sleep(20)
+    }
+  } catch (error) {
+    await stop()
+    throw error
   }
+  return { home, paths, client, pid: child.pid, stop }
+}
+
+/** The floor server: node:http on `socketPath` answering `answers` ("METHOD /path" → body), nothing else. */
+export async function startBare(socketPath, answers) {
+  await rm(socketPath, { force: true })
+  const child = spawnServer([BARE, socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  child.send(answers)
+  await new Promise((resolve) => child.once('message', resolve))
+  return { stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }
 }
 
 /** Rounds per comparison; the median round is reported, which tames a noisy machine. */
@@ -134,4 +163,5 @@ export const fmt = {
   rps: (value) => `${Math.round(value).toLocaleString('en-US')} req/s`,
   ms: (value) => `${value.toFixed(3)} ms`,
   ratio: (value, target) => `${value.toFixed(2)}  (target ${target})`,
+  mib: (kib) => `${(kib / 1024).toFixed(1)} MiB`,
 }

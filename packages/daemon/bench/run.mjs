@@ -2,8 +2,9 @@
 // in the same run. Nothing is asserted: these machines are shared and noisy.
 import { PINNING, ROUNDS, SECONDS } from './harness.mjs'
 import { run as transport } from './transport.mjs'
+import { run as sessions } from './sessions.mjs'
 
-const suites = { transport }
+const suites = { transport, sessions }
 const only = process.argv.slice(2)
 
 process.stdout.write(

@@ -1,18 +1,7 @@
 // GET /v1/health and an empty Snapshot over the daemon's socket, against a bare
 // node:http server on a Unix socket answering the same bytes, in the same run.
-import { rm } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { createClient } from '@svc/protocol'
-import { compare, fmt, report, spawnServer, startDaemon } from './harness.mjs'
-
-const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url))
-
-async function startBare(socketPath, answers) {
-  await rm(socketPath, { force: true })
-  const child = spawnServer([BARE, socketPath, JSON.stringify(answers)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  await new Promise((resolve) => child.once('message', resolve))
-  return { stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }
-}
+import { compare, fmt, report, startBare, startDaemon } from './harness.mjs'
 
 export async function run() {
   const daemon = await startDaemon()

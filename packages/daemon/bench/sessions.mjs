@@ -1,0 +1,295 @@
+// Sessions on real git and tmux: CreateSession against `git worktree add` plus
+// `tmux new-session` run directly in the same run, Snapshot over 1,000 stored sessions,
+// tmux processes spawned per poll tick with an idle fleet, and the daemon's memory.
+import { execFile, execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { STATES, repoIdOf } from '@svc/core'
+import { TabKind, createClient } from '@svc/protocol'
+import { fmt, latencies, median, onInterrupt, percentile, report, spawnServer, startBare, startDaemon } from './harness.mjs'
+
+const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
+const exec = promisify(execFile)
+
+/** An agent that never draws anything: an idle session costs the poll loop the least it can. */
+const IDLE = 'sleep 100000'
+/** Measured CreateSession calls, each alternating with one floor run. */
+const CREATES = 15
+/** Files in the repository the worktrees check out. */
+const REPO_FILES = 50
+const STORED = 1000
+const STORED_REPOS = 4
+const SNAPSHOTS = 500
+const POLL_MS = 250
+/** Poll ticks per counting window. */
+const TICKS = 20
+
+/** A scratch directory removed after `work`, whatever happens (an interrupt included). */
+async function withTempDir(work) {
+  const dir = await mkdtemp('/tmp/svc-bench-')
+  const remove = onInterrupt(() => rm(dir, { recursive: true, force: true }))
+  try {
+    return await work(dir)
+  } finally {
+    await remove()
+  }
+}
+
+/** A repository with one commit of REPO_FILES small files. */
+async function makeRepo(root) {
+  for (let i = 0; i < REPO_FILES; i++) {
+    const dir = join(root, `src/m${i % 5}`)
+    await mkdir(dir, { recursive: true })
+    await writeFile(join(dir, `f${i}.ts`), `export const f${i} = ${i}\n`.repeat(20))
+  }
+  const git = (...args) => exec('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: root })
+  await git('init', '-q', '-b', 'main')
+  await git('add', '.')
+  await git('commit', '-q', '-m', 'bench fixture')
+  return root
+}
+
+async function createIdle(client, repo, titles) {
+  for (const title of titles) await client.call('CreateSession', { repo_path: repo, title, program: IDLE })
+}
+
+function elapsedMs(start) {
+  return Number(process.hrtime.bigint() - start) / 1e6
+}
+
+/** The floor runner on the daemon's CPU; `run` resolves with the milliseconds one run took. */
+async function startFloor() {
+  const child = spawnServer([FLOOR], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  await new Promise((resolve) => child.once('message', resolve))
+  return {
+    run: (job) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (reply) => (reply.error ? reject(new Error(`floor: ${reply.error}`)) : resolve(reply.ms)))
+        child.send(job)
+      }),
+    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())),
+  }
+}
+
+async function createVsFloor() {
+  await withTempDir(async (dir) => {
+    const repo = await makeRepo(join(dir, 'repo'))
+    const daemon = await startDaemon()
+    let floor
+    try {
+      floor = await startFloor()
+      const times = { svc: [], floor: [] }
+      // Round 0 warms up both, and its first new-session starts the shared tmux server.
+      for (let i = 0; i <= CREATES; i++) {
+        const start = process.hrtime.bigint()
+        await createIdle(daemon.client, repo, [`c${i}`])
+        const svc = elapsedMs(start)
+        const floorMs = await floor.run({
+          repo,
+          path: join(dir, `repo-floor${i}`),
+          branch: `floor/${i}`,
+          tmuxSocket: daemon.paths.tmuxSocket,
+          name: `floor_${i}`,
+          command: ['/bin/sh', '-c', `exec ${IDLE}`],
+        })
+        if (i === 0) continue
+        times.svc.push(svc)
+        times.floor.push(floorMs)
+      }
+      const figures = (values) => {
+        const sorted = [...values].sort((a, b) => a - b)
+        return `median ${fmt.ms(median(sorted))}  p90 ${fmt.ms(percentile(sorted, 90))}`
+      }
+      report(`CreateSession (idle program, ${REPO_FILES}-file repository), ${CREATES} runs alternating with the floor`, [
+        ['floor: git worktree add + tmux new-session', figures(times.floor)],
+        ['svc CreateSession', figures(times.svc)],
+        ['ratio of medians', fmt.ratio(median(times.svc) / median(times.floor), '<= 1.30')],
+      ])
+    } finally {
+      await floor?.stop()
+      await daemon.stop()
+    }
+  })
+}
+
+/** A stored session in a state that needs no tmux (archived or dead), with three tabs. */
+function storedRecord(home, i) {
+  const repoPath = `/tmp/svc-bench-stored/repo${i % STORED_REPOS}`
+  const repoId = repoIdOf(repoPath)
+  const title = `stored-${i}`
+  const archived = i % 2 === 0
+  const agentTmux = `svc_${repoId.slice(0, 8)}_${title}`
+  const at = (minutes) => new Date(Date.UTC(2026, 0, 1) + (i + minutes) * 60_000).toISOString()
+  const tabId = () => randomBytes(8).toString('hex')
+  return {
+    id: randomBytes(8).toString('hex'),
+    title,
+    repo_id: repoId,
+    repo_path: repoPath,
+    path: `${repoPath}-${title}`,
+    branch: `bench/${title}`,
+    branch_created: true,
+    program: 'claude',
+    account: '',
+    backend: 'local',
+    in_place: false,
+    created_at: at(0),
+    updated_at: at(30),
+    ...STATES[archived ? 'archived' : 'dead'],
+    tabs: [
+      { id: tabId(), kind: TabKind.agent, name: 'agent', tmux_name: agentTmux },
+      { id: tabId(), kind: TabKind.shell, name: 'shell', tmux_name: `${agentTmux}__shell` },
+      { id: tabId(), kind: TabKind.web, name: 'web', url: 'http://localhost:3000' },
+    ],
+    last_pane_churn_at: at(20),
+    last_prompt_attempt_at: at(10),
+    last_prompt_delivery_status: 'delivered',
+    ...(archived ? { archived_path: join(home, 'archived', repoId, title) } : {}),
+  }
+}
+
+async function snapshotStored() {
+  const daemon = await startDaemon({
+    async prepare(paths) {
+      const dir = join(paths.home, 'sessions')
+      await mkdir(dir, { recursive: true, mode: 0o700 })
+      const records = Array.from({ length: STORED }, (_, i) => storedRecord(paths.home, i))
+      await Promise.all(records.map((record) => writeFile(join(dir, `${record.id}.json`), `${JSON.stringify(record, null, 2)}\n`)))
+    },
+  })
+  let bare
+  try {
+    const route = { method: 'POST', path: '/v1/Snapshot', body: '{}' }
+    const reply = await daemon.client.raw(route.method, route.path, route.body)
+    if (reply.status !== 200) throw new Error(`Snapshot: HTTP ${reply.status}`)
+    const loaded = JSON.parse(reply.text).data?.instances?.length
+    if (loaded !== STORED) throw new Error(`Snapshot returned ${loaded} sessions, expected ${STORED}`)
+    const bareSocket = `${daemon.home}/bare.sock`
+    bare = await startBare(bareSocket, { [`${route.method} ${route.path}`]: reply.text })
+    const bareClient = createClient({ socketPath: bareSocket })
+    const targets = { floor: bareClient, svc: daemon.client }
+    const times = { floor: [], svc: [] }
+    for (const client of Object.values(targets)) await latencies(client, route, 20) // warm-up
+    // Alternating halves, so drift hits both alike.
+    for (let half = 0; half < 2; half++) {
+      for (const [name, client] of Object.entries(targets)) times[name].push(...(await latencies(client, route, SNAPSHOTS / 2)))
+    }
+    const [floor, svc] = [times.floor, times.svc].map((values) => values.sort((a, b) => a - b))
+    report(`Snapshot (empty body) with ${STORED.toLocaleString('en-US')} stored sessions (archived and dead, 3 tabs each), ${SNAPSHOTS} sequential requests`, [
+      ['response size', `${(Buffer.byteLength(reply.text) / 1024).toFixed(0)} KiB, ${loaded} sessions`],
+      ['floor: bare node:http, same bytes', `p50 ${fmt.ms(percentile(floor, 50))}  p99 ${fmt.ms(percentile(floor, 99))}`],
+      ['svc Snapshot', `p50 ${fmt.ms(percentile(svc, 50))}  p99 ${fmt.ms(percentile(svc, 99))}  (target p99 < 10 ms)`],
+      ['p50 ratio to the floor', `${(percentile(svc, 50) / percentile(floor, 50)).toFixed(2)}`],
+    ])
+  } finally {
+    await bare?.stop()
+    await daemon.stop()
+  }
+}
+
+/** A `tmux` first on the daemon's PATH that logs each call's first command, then runs the real one. */
+async function tmuxShim(dir) {
+  const real = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim()
+  const bin = join(dir, 'bin')
+  const log = join(dir, 'tmux-calls')
+  await mkdir(bin)
+  await writeFile(log, '')
+  // Arguments are `-S <socket> <first command> …`.
+  await writeFile(join(bin, 'tmux'), `#!/bin/sh\nprintf '%s\\n' "$3" >> '${log}'\nexec '${real}' "$@"\n`)
+  await chmod(join(bin, 'tmux'), 0o755)
+  return {
+    bin,
+    calls: async () => (await readFile(log, 'utf8')).split('\n').slice(0, -1),
+  }
+}
+
+/** Clock ticks of CPU the process itself used (utime + stime). */
+async function cpuTicks(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+const CLOCK_TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
+
+async function rssKib(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1])
+}
+
+/**
+ * Waits for `ticks` whole poll ticks from now and returns the tmux calls they made: each
+ * tick starts with its one fleet-wide `list-panes`, which marks the window's edges.
+ */
+async function tickWindow(shim, pid, ticks) {
+  const from = (await shim.calls()).length
+  const cpuBefore = await cpuTicks(pid)
+  const budgetMs = 10_000 + 4 * POLL_MS * ticks
+  const deadline = Date.now() + budgetMs
+  let started
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`fewer than ${ticks} poll ticks (tmux list-panes calls) in ${budgetMs} ms`)
+    const calls = (await shim.calls()).slice(from)
+    const edges = calls.flatMap((call, i) => (call === 'list-panes' ? [i] : []))
+    if (edges.length > 0) started ??= process.hrtime.bigint()
+    if (edges.length > ticks) {
+      const window = calls.slice(edges[0], edges[ticks])
+      const byCommand = {}
+      for (const call of window) byCommand[call] = (byCommand[call] ?? 0) + 1
+      return {
+        perTick: window.length / ticks,
+        byCommand,
+        periodMs: elapsedMs(started) / ticks,
+        cpuMsPerTick: ((await cpuTicks(pid)) - cpuBefore) * CLOCK_TICK_MS / ticks,
+      }
+    }
+    await sleep(20)
+  }
+}
+
+async function idleFleet() {
+  await withTempDir(async (dir) => {
+    const repo = await makeRepo(join(dir, 'repo'))
+    const shim = await tmuxShim(dir)
+    const daemon = await startDaemon({
+      config: { network: { listen_addr: '' }, daemon_poll_interval: `${POLL_MS}ms` },
+      env: { PATH: `${shim.bin}:${process.env.PATH}` },
+    })
+    try {
+      await tickWindow(shim, daemon.pid, 2) // settle after start
+      const rssEmpty = await rssKib(daemon.pid)
+      const fleets = {}
+      for (const size of [100, 200]) {
+        const start = process.hrtime.bigint()
+        await createIdle(daemon.client, repo, Array.from({ length: 100 }, (_, i) => `idle-${size}-${i}`))
+        const createMs = elapsedMs(start) / 100
+        await tickWindow(shim, daemon.pid, 3) // the first look captures each new pane once for its baseline
+        fleets[size] = { ...(await tickWindow(shim, daemon.pid, TICKS)), rss: await rssKib(daemon.pid), createMs }
+      }
+      const spawns = (fleet) =>
+        `${fleet.perTick.toFixed(2)}  (${Object.entries(fleet.byCommand).map(([command, n]) => `${command} ${n}`).join(', ')} in ${TICKS} ticks)`
+      report(`tmux processes per poll tick, idle sessions (daemon_poll_interval ${POLL_MS}ms, ${TICKS} ticks, creation not counted)`, [
+        ['100 idle sessions', `${spawns(fleets[100])}  (target <= 2)`],
+        ['200 idle sessions', spawns(fleets[200])],
+        ['tick period observed, 100 / 200', `${fmt.ms(fleets[100].periodMs)} / ${fmt.ms(fleets[200].periodMs)}`],
+        ['daemon CPU per tick, 100 / 200', `${fmt.ms(fleets[100].cpuMsPerTick)} / ${fmt.ms(fleets[200].cpuMsPerTick)}`],
+        ['mean CreateSession, sessions 1-100 / 101-200', `${fmt.ms(fleets[100].createMs)} / ${fmt.ms(fleets[200].createMs)}`],
+      ])
+      report('Daemon memory (VmRSS) with live idle sessions', [
+        ['0 sessions', fmt.mib(rssEmpty)],
+        ['100 sessions', fmt.mib(fleets[100].rss)],
+        ['200 sessions', fmt.mib(fleets[200].rss)],
+        ['per session (0 to 200)', `${((fleets[200].rss - rssEmpty) / 200).toFixed(0)} KiB`],
+      ])
+    } finally {
+      await daemon.stop()
+    }
+  })
+}
+
+export async function run() {
+  await createVsFloor()
+  await snapshotStored()
+  await idleFleet()
+}
