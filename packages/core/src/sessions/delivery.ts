@@ -41,21 +41,29 @@ export interface DeliveryTiming {
 
 export const DELIVERY_TIMING: DeliveryTiming = { intervalMs: 50, timeoutMs: 2_000 }
 
+export interface Delivery {
+  status: DeliveryStatus
+  /** The pane as last seen before Enter: what the agent's reaction is measured against. */
+  screen?: string
+}
+
 /** One paste and its verification, without the final Enter. */
-async function pasteAndVerify(tmux: Tmux, name: string, prompt: string, timing: DeliveryTiming): Promise<DeliveryStatus> {
+async function pasteAndVerify(tmux: Tmux, name: string, prompt: string, timing: DeliveryTiming): Promise<Delivery> {
   const baseline = (await tmux.capture([name])).get(name)
   await tmux.paste(name, prompt)
-  if (baseline === undefined) return 'could-not-confirm'
+  if (baseline === undefined) return { status: 'could-not-confirm' }
   const deadline = Date.now() + timing.timeoutMs
   let seen: 'whole' | 'head' | 'none' = 'none'
+  let screen: string
   for (;;) {
     await sleep(timing.intervalMs)
     const now = (await tmux.capture([name])).get(name)
-    if (now === undefined) return 'could-not-confirm'
+    if (now === undefined) return { status: 'could-not-confirm' }
+    screen = now
     seen = evidence(baseline, now, prompt)
     if (seen === 'whole' || Date.now() >= deadline) break
   }
-  return seen === 'whole' ? 'delivered' : seen === 'head' ? 'not-delivered' : 'sent-unverified'
+  return { status: seen === 'whole' ? 'delivered' : seen === 'head' ? 'not-delivered' : 'sent-unverified', screen }
 }
 
 /**
@@ -69,9 +77,9 @@ export async function deliverPrompt(
   name: string,
   prompt: string,
   timing: DeliveryTiming = DELIVERY_TIMING,
-): Promise<DeliveryStatus> {
-  let status = await pasteAndVerify(tmux, name, prompt, timing)
-  if (status === 'not-delivered') status = await pasteAndVerify(tmux, name, prompt, timing)
-  await tmux.sendKeys(name, status === 'not-delivered' ? 'C-u' : 'Enter')
-  return status
+): Promise<Delivery> {
+  let delivery = await pasteAndVerify(tmux, name, prompt, timing)
+  if (delivery.status === 'not-delivered') delivery = await pasteAndVerify(tmux, name, prompt, timing)
+  await tmux.sendKeys(name, delivery.status === 'not-delivered' ? 'C-u' : 'Enter')
+  return delivery
 }

@@ -7,8 +7,18 @@ export interface RecoveryState {
   failures: number
   /** When the next attempt may start. */
   nextAt: number
-  /** An attempt respawned the agent; the next poll decides whether it took. */
+  /** An attempt respawned the agent; a later poll decides whether it took. */
   awaitingCheck: boolean
+  /** When the attempt respawned the agent. */
+  spawnedAt: number
+}
+
+/**
+ * An attempt counts as a success once a poll sees the pane alive this long after the
+ * respawn, so a program that dies while starting up is not mistaken for a recovery.
+ */
+export function survivalMs(pollIntervalMs: number): number {
+  return Math.max(1_000, 2 * pollIntervalMs)
 }
 
 export function backoffMs(baseMs: number, failures: number): number {

@@ -18,7 +18,7 @@ import { idleReason } from './idle.js'
 import { limitBanner, parseResetTime, showsBanner } from './limits.js'
 import { selectSessions, type SnapshotFilters } from './query.js'
 import { encodeSession, isLive, setState, stateOf, type SessionRecord, type SessionWire, type State, type TabRecord } from './record.js'
-import { backoffMs, oneLine, RECOVERY_ATTEMPTS, type RecoveryState } from './recovery.js'
+import { backoffMs, oneLine, RECOVERY_ATTEMPTS, survivalMs, type RecoveryState } from './recovery.js'
 import { agentTab, agentTmuxName, onPath, Runtime, tabTmuxName } from './runtime.js'
 import { SessionStore } from './store.js'
 import { defaultTabName, findTab, sanitizeTabName, tabId, unique, type TabSelector } from './tabs.js'
@@ -511,8 +511,8 @@ export class Sessions {
 
   private async deliverInto(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
     const name = agentTab(record).tmux_name as string
-    const status = await deliverPrompt(this.tmux, name, prompt)
-    await this.watch.rebase(name)
+    const { status, screen } = await deliverPrompt(this.tmux, name, prompt)
+    await this.watch.rebase(name, screen)
     record.last_prompt_attempt_at = this.now.toISOString()
     record.last_prompt_delivery_status = status
     this.touch(record)
@@ -678,8 +678,11 @@ export class Sessions {
   private async observe(record: SessionRecord, sighting: Sighting): Promise<void> {
     const attempt = this.recovery.get(record.id)
     if (attempt?.awaitingCheck) {
-      if (sighting.kind === 'alive') await this.recovered(record)
-      else await this.attemptFailed(record, sighting.kind === 'gone' ? 'the tmux session vanished after restart' : deathNote(sighting))
+      if (sighting.kind !== 'alive') {
+        await this.attemptFailed(record, sighting.kind === 'gone' ? 'the tmux session vanished after restart' : deathNote(sighting))
+      } else if (Date.now() - attempt.spawnedAt >= survivalMs(this.options.config.get('daemon_poll_interval'))) {
+        await this.recovered(record)
+      }
       return
     }
     const before = stateOf(record)
@@ -712,7 +715,7 @@ export class Sessions {
   private startRecovery(record: SessionRecord): void {
     if (record.lost_restore_failure || this.recovery.has(record.id)) return
     const base = this.options.config.get('lost_restore_backoff')
-    this.recovery.set(record.id, { failures: 0, nextAt: Date.now() + backoffMs(base, 0), awaitingCheck: false })
+    this.recovery.set(record.id, { failures: 0, nextAt: Date.now() + backoffMs(base, 0), awaitingCheck: false, spawnedAt: 0 })
   }
 
   private async recoverDue(): Promise<void> {
@@ -725,6 +728,7 @@ export class Sessions {
           this.watch.forget(agentTab(record).tmux_name as string)
           await this.runtime.spawnAll(record)
           attempt.awaitingCheck = true
+          attempt.spawnedAt = Date.now()
         } catch (error) {
           await this.attemptFailed(record, (error as Error).message)
         }

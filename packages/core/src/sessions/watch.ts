@@ -59,9 +59,12 @@ export class PaneWatch {
     return sightings
   }
 
-  /** Takes the pane as it is now as the baseline, so the daemon's own typing is not activity. */
-  async rebase(name: string): Promise<void> {
-    const text = (await this.tmux.capture([name])).get(name)
+  /**
+   * Takes `screen` (or the pane as it is now) as the baseline, so the daemon's own
+   * typing does not count as the agent's activity.
+   */
+  async rebase(name: string, screen?: string): Promise<void> {
+    const text = screen ?? (await this.tmux.capture([name])).get(name)
     if (text !== undefined) this.baselines.set(name, { hash: hashOf(text), text })
   }
 
