@@ -9,6 +9,7 @@ import { projectsCommand } from './commands/projects.js'
 import { routesCommand } from './commands/routes.js'
 import { sessionsCommand } from './commands/sessions.js'
 import { tabsCommand } from './commands/tabs.js'
+import { tasksCommand } from './commands/tasks.js'
 import { EXIT, UsageError } from './exit.js'
 
 function program(): Command {
@@ -32,6 +33,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable.`,
   projectsCommand(svc)
   programsCommand(svc)
   configCommand(svc)
+  tasksCommand(svc)
   svc.commands.forEach(function exitOverride(command: Command) {
     command.exitOverride()
     command.commands.forEach(exitOverride)

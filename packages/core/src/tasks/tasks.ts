@@ -114,19 +114,17 @@ export class Tasks implements TaskGuard {
     if (input === undefined) throw new InvalidRequest('task is required')
     return this.write(async () => {
       const now = this.options.clock.now().toISOString()
-      const task: TaskRecord = {
-        ...merged(
-          {
-            ...structuredClone(EMPTY_TASK),
-            id: input.id ?? randomBytes(4).toString('hex'),
-            created_at: now,
-            audit: [{ at: now, actor: who, op: 'add' }],
-          },
-          editsOf(input),
-        ),
-        ...(await resolveProject(input.project_path ?? '')),
-      }
-      checkTask(task, input.id !== undefined)
+      const draft = merged(
+        {
+          ...structuredClone(EMPTY_TASK),
+          id: input.id ?? randomBytes(4).toString('hex'),
+          created_at: now,
+          audit: [{ at: now, actor: who, op: 'add' }],
+        },
+        editsOf(input),
+      )
+      checkTask(draft, input.id !== undefined)
+      const task = { ...draft, ...(await resolveProject(draft.project_path)) }
       await this.commit((doc) => {
         if (doc.tasks.some((stored) => stored.id === task.id)) throw new Refused(`task ${task.id} already exists`)
         return [...doc.tasks, task]

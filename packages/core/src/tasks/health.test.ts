@@ -1,0 +1,81 @@
+import { expect, it } from 'vitest'
+import { healthOf } from './health.js'
+import type { TaskRecord } from './record.js'
+
+// Cron runs in the local time zone; hourly boundaries below assume a whole-hour offset.
+process.env.TZ = 'UTC'
+
+const task = (fields: Partial<TaskRecord>): TaskRecord => ({
+  id: 'health',
+  name: '',
+  prompt: 'p',
+  cron_expr: '0 * * * *',
+  watch_cmd: '',
+  target_session: '',
+  max_concurrent_runs: 0,
+  on_complete: '',
+  project_path: '/repo',
+  repo_id: 'r',
+  program: '',
+  enabled: true,
+  created_at: '2026-01-01T00:30:00.000Z',
+  dropped_events: 0,
+  audit: [],
+  ...fields,
+})
+const at = (time: string) => new Date(`2026-01-01T${time}Z`)
+const POLL = 1000
+
+it('counts hourly occurrences since creation that did not run, and calls the task overdue', () => {
+  expect(healthOf(task({}), {}, at('03:10:00'), POLL)).toMatchObject({
+    arming: 'armed',
+    missed_occurrences: 3,
+    missed_occurrences_capped: false,
+    overdue: true,
+    unassessable: false,
+  })
+})
+
+it('counts from the last run, or from a fire still in progress', () => {
+  const ran = task({ last_run_at: '2026-01-01T03:00:00.020Z' })
+  expect(healthOf(ran, {}, at('03:10:00'), POLL)).toMatchObject({ missed_occurrences: 0, overdue: false })
+  expect(healthOf(task({}), { firedAt: at('03:00:00.005') }, at('03:00:00.100'), POLL)).toMatchObject({
+    missed_occurrences: 0,
+    overdue: false,
+  })
+})
+
+it('is not overdue within one poll interval of the occurrence', () => {
+  expect(healthOf(task({}), {}, at('01:00:00.500'), POLL)).toMatchObject({ missed_occurrences: 1, overdue: false })
+  expect(healthOf(task({}), {}, at('01:00:01'), POLL)).toMatchObject({ missed_occurrences: 1, overdue: true })
+})
+
+it('caps the count', () => {
+  const health = healthOf(task({ cron_expr: '* * * * *' }), {}, at('05:00:00'), POLL)
+  expect(health).toMatchObject({ missed_occurrences: 100, missed_occurrences_capped: true, overdue: true })
+})
+
+it('is unassessable without a reference time', () => {
+  const { created_at: _, ...bare } = task({})
+  expect(healthOf(bare, {}, at('05:00:00'), POLL)).toMatchObject({ unassessable: true, missed_occurrences: 0, overdue: false })
+})
+
+it('reports the live timer, and unschedulable, disabled and watching tasks', () => {
+  expect(healthOf(task({}), { next: at('04:00:00') }, at('03:00:00'), POLL).next_run_at).toBe('2026-01-01T04:00:00.000Z')
+  expect(healthOf(task({ cron_expr: '0 0 30 2 *' }), {}, at('03:00:00'), POLL)).toEqual({
+    arming: 'unschedulable',
+    unschedulable: true,
+    unschedulable_reason: 'cron_expr "0 0 30 2 *" never fires: day of month 30 never occurs in month 2',
+    overdue: false,
+    missed_occurrences: 0,
+    missed_occurrences_capped: false,
+    unassessable: false,
+  })
+  expect(healthOf(task({ enabled: false }), {}, at('03:00:00'), POLL)).toMatchObject({ arming: 'disabled', missed_occurrences: 0 })
+  const watch = task({ cron_expr: '', watch_cmd: 'tail -f log' })
+  expect(healthOf(watch, {}, at('03:00:00'), POLL)).toMatchObject({ arming: 'watching', unschedulable: false })
+  expect(healthOf(watch, { watchEnded: 'gave up' }, at('03:00:00'), POLL)).toMatchObject({
+    arming: 'unschedulable',
+    unschedulable_reason: 'gave up',
+  })
+})
