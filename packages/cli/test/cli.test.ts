@@ -1,29 +1,15 @@
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { catalog, servicePaths } from '@svc/protocol'
-import { CLI_MAIN, runCli, startDaemon, tempHomes } from '../../daemon/test/harness.js'
+import { runCli, startDaemon, tempHomes } from '../../daemon/test/harness.js'
+import { runInTerminal } from './terminal.js'
 
 const homes = tempHomes()
 const home = homes.make
 afterEach(homes.release)
-
-/** Runs svc under a pseudo-terminal, as a person would see it. */
-function runInTerminal(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve) => {
-    const command = [process.execPath, CLI_MAIN, ...args].map((word) => `'${word}'`).join(' ')
-    const child = spawn('script', ['-qec', command, '/dev/null'], {
-      env: { ...process.env, ...env, COLUMNS: '200' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let out = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-    child.on('close', () => resolve(out.replace(/\r/g, '')))
-  })
-}
 
 async function withConfig(dir: string): Promise<Record<string, string>> {
   await writeFile(join(dir, 'config.json'), JSON.stringify({ network: { listen_addr: '' } }))
@@ -50,7 +36,7 @@ describe('svc routes', () => {
 
   it('prints a table for people', async () => {
     const dir = join(await home(), 'x')
-    const out = await runInTerminal(['routes'], { SERVICE_HOME: dir })
+    const out = (await runInTerminal(['routes'], { SERVICE_HOME: dir })).out
     expect(out).toContain(`socket: ${join(dir, 'daemon-http.sock')}`)
     expect(out).toMatch(/NAME\s+METHOD\s+PATH\s+GROUP\s+SUMMARY/)
     expect(out).toMatch(/Snapshot\s+POST\s+\/v1\/Snapshot\s+sessions/)
@@ -62,11 +48,17 @@ describe('help and usage', () => {
     const top = await runCli(['--help'], {})
     expect(top.code).toBe(0)
     expect(top.stdout).toContain('Usage: svc')
-    for (const command of ['routes', 'daemon', 'sessions', 'config', 'health']) expect(top.stdout).toContain(command)
+    for (const command of ['routes', 'daemon', 'sessions', 'tabs', 'projects', 'programs', 'backends', 'config', 'health']) {
+      expect(top.stdout).toContain(command)
+    }
     const list = await runCli(['sessions', 'list', '--help'], {})
     expect(list.code).toBe(0)
     expect(list.stdout).toContain('--status <state>')
     expect((await runCli(['config', 'set', '--help'], {})).stdout).toContain('Usage: svc config set [options] <key> <value>')
+    const close = (await runCli(['tabs', 'close', '--help'], {})).stdout
+    expect(close).toContain('Usage: svc tabs close [options] <title>')
+    for (const option of ['--tab-id <id>', '--name <name>', '--index <n>', '--repo-id <id>', '--id <id>']) expect(close).toContain(option)
+    expect((await runCli(['sessions', 'create', '--help'], {})).stdout).toContain('svc sessions create --title fix-parser --prompt')
   })
 
   it('exits 2 on usage errors without starting a daemon', async () => {
@@ -76,6 +68,27 @@ describe('help and usage', () => {
       expect(result.code, args.join(' ')).toBe(2)
       expect(result.stderr).toMatch(/error/)
     }
+    expect(existsSync(servicePaths(dir).socket)).toBe(false)
+  })
+
+  it('exits 2 when a session, tab or project command is given the wrong flags, naming the choice', async () => {
+    const dir = await home()
+    const cases: Array<[string[], string]> = [
+      [['tabs', 'close', 't'], 'use exactly one of --tab-id, --name, --index'],
+      [['tabs', 'rename', 't', '--name', 'a', '--index', '1', 'b'], 'use exactly one of --tab-id, --name, --index'],
+      [['tabs', 'create', 't', '--shell', '--port', '3'], 'use at most one of --shell, --command, --web, --port, --editor'],
+      [['tabs', 'move', 't', '--index', '1', 'second'], "error: command-argument value 'second' is invalid"],
+      [['sessions', 'create', '--title', 'a', '--title-base', 'b'], 'use at most one of --title, --title-base'],
+      [['sessions', 'send', 't'], "error: missing required argument 'prompt'"],
+      [['projects', 'remove'], 'use exactly one of <path>, --repo-id'],
+      [['sessions', 'attach', 't'], 'svc sessions attach needs a terminal, and stdin is not one'],
+    ]
+    const results = await Promise.all(cases.map(([args]) => runCli(args, { SERVICE_HOME: dir })))
+    results.forEach((result, n) => {
+      const [args, message] = cases[n] as [string[], string]
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr, args.join(' ')).toContain(message)
+    })
     expect(existsSync(servicePaths(dir).socket)).toBe(false)
   })
 
@@ -112,7 +125,7 @@ describe('the daemon on demand', () => {
     const logs = await runCli(['daemon', 'logs', '-n', '2'], env)
     expect(logs.code).toBe(0)
     expect(logs.stdout.trim().split('\n')).toHaveLength(2)
-    expect(await runInTerminal(['daemon', 'logs', '-n', '1'], env)).toMatch(/^\d{4}-\d{2}-\d{2}T\S+ INFO /)
+    expect((await runInTerminal(['daemon', 'logs', '-n', '1'], env)).out).toMatch(/^\d{4}-\d{2}-\d{2}T\S+ INFO /)
     expect(JSON.parse((await runCli(['daemon', 'stop'], env)).stdout)).toEqual({ stopped: true })
     expect(existsSync(servicePaths(env.SERVICE_HOME as string).socket)).toBe(false)
     expect(JSON.parse((await runCli(['daemon', 'stop'], env)).stdout)).toEqual({ stopped: false })
@@ -135,7 +148,7 @@ describe('commands against a running daemon', () => {
     const result = await runCli(['sessions', 'list', '--live', '--status', 'ready', '--status', 'lost', '--since', '2h', '--limit', '5'], env)
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({ instances: [], boot_id: expect.any(String) })
-    expect(await runInTerminal(['sessions', 'list'], env)).toContain('no sessions')
+    expect((await runInTerminal(['sessions', 'list'], env)).out).toContain('no sessions')
     const refused = await runCli(['sessions', 'list', '--status', 'sleeping'], env)
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('unknown status "sleeping"')
@@ -147,15 +160,15 @@ describe('commands against a running daemon', () => {
     const set = await runCli(['config', 'set', 'branch_prefix', 'bots/'], env)
     expect(set.code).toBe(0)
     expect(JSON.parse(set.stdout)).toMatchObject({ key: 'branch_prefix', value: 'bots/', applies: 'next-start' })
-    expect(await runInTerminal(['config', 'set', 'branch_prefix', 'bots/'], env)).toContain(
+    expect((await runInTerminal(['config', 'set', 'branch_prefix', 'bots/'], env)).out).toContain(
       'branch_prefix = bots/ (takes effect on the next daemon start)',
     )
     expect(JSON.parse((await runCli(['config', 'get', 'branch_prefix'], env)).stdout).value).toBe('bots/')
     await runCli(['config', 'set', 'program_overrides.codex', 'codex --full-auto'], env)
-    expect(await runInTerminal(['config', 'get', 'program_overrides.codex'], env)).toBe('codex --full-auto\n')
+    expect((await runInTerminal(['config', 'get', 'program_overrides.codex'], env)).out).toBe('codex --full-auto\n')
     expect((await runCli(['config', 'unset', 'branch_prefix'], env)).code).toBe(0)
     expect(JSON.parse((await runCli(['config', 'get', 'branch_prefix'], env)).stdout).value).not.toBe('bots/')
-    const table = await runInTerminal(['config', 'get'], env)
+    const table = (await runInTerminal(['config', 'get'], env)).out
     expect(table).toMatch(/KEY\s+VALUE\s+DEFAULT\s+TYPE\s+PURPOSE/)
     expect(table).toContain('daemon_poll_interval')
 

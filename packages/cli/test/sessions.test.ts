@@ -1,0 +1,256 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CLI_MAIN, cleanup, runCli, startDaemon, tempDir, waitFor, type TestDaemon } from '../../daemon/test/harness.js'
+import { runInTerminal } from './terminal.js'
+
+const FAKE_AGENT = fileURLToPath(new URL('../../daemon/test/fixtures/fake-agent.mjs', import.meta.url))
+
+// One daemon and one repository for the whole file: each step builds on the last, as a
+// person's session would (create → prompts → tabs → archive → restore → kill).
+let dir: string
+let repo: string
+let daemon: TestDaemon
+let env: Record<string, string>
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-S', daemon.paths.tmuxSocket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+}
+
+function tmuxSessions(): string[] {
+  try {
+    return tmux('list-sessions', '-F', '#{session_name}').split('\n').filter(Boolean)
+  } catch {
+    return []
+  }
+}
+
+function branches(): string[] {
+  return execFileSync('git', ['branch', '--format=%(refname:short)'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean).sort()
+}
+
+/** svc with pipes: it must succeed, and its stdout is JSON. */
+async function json(...args: string[]): Promise<any> {
+  const result = await runCli(args, env)
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+/** svc with pipes: it must exit 1 (the daemon refused) and say why. */
+async function refused(args: string[], message: string): Promise<void> {
+  const result = await runCli(args, env)
+  expect(result.code, args.join(' ')).toBe(1)
+  expect(result.stderr).toContain(message)
+}
+
+/** A session as the daemon has it, read without the CLI (each svc run costs a Node start). */
+async function session(title: string) {
+  const { instances } = await daemon.client.call('Snapshot', {})
+  const found = instances.find((instance) => instance.title === title)
+  if (!found) throw new Error(`no session ${title}`)
+  return found
+}
+
+const agentOf = async (title: string) => (await session(title)).tabs[0]?.tmux_name as string
+
+const paneShows = (tmuxName: string, text: string) => waitFor(() => tmux('capture-pane', '-p', '-t', `=${tmuxName}:`).includes(text))
+
+beforeAll(async () => {
+  dir = await tempDir()
+  repo = join(dir, 'repo')
+  await mkdir(repo)
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo })
+  execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: repo })
+  daemon = await startDaemon({
+    home: join(dir, 'home'),
+    config: {
+      network: { listen_addr: '' },
+      daemon_poll_interval: '200ms',
+      program_overrides: { claude: `node ${FAKE_AGENT}` },
+      branch_prefix: 'agent/',
+    },
+  })
+  env = { SERVICE_HOME: daemon.home }
+})
+
+afterAll(async () => {
+  // Agents left by a failed step must not outlive the test.
+  await daemon.stop()
+  if (tmuxSessions().length > 0) tmux('kill-server')
+  await cleanup(dir)
+})
+
+describe('svc sessions, svc tabs over a real daemon', () => {
+  it('creates a session in the current directory and delivers its first prompt', async () => {
+    const { code, out } = await runInTerminal(['sessions', 'create', '--title', 'fix-parser', '--prompt', 'parse trailing commas'], env, {
+      cwd: repo,
+    })
+    expect(code, out).toBe(0)
+    expect(out).toMatch(/^TITLE\s+STATE\s+IDLE\s+PROGRAM\s+BRANCH/m)
+    expect(out).toMatch(/^fix-parser\s+(running|ready)\s+.*claude\s+agent\/fix-parser\s/m)
+    expect(out).toContain(`worktree: ${dir}/repo-fix-parser\n`)
+    expect(out).toContain('fix-parser: prompt delivered\n')
+    expect(existsSync(join(dir, 'repo-fix-parser'))).toBe(true)
+    expect(branches()).toEqual(['agent/fix-parser', 'main'])
+    await paneShows(await agentOf('fix-parser'), 'received: parse trailing commas')
+  })
+
+  it('creates from --title-base in --repo, printing the session as JSON', async () => {
+    const { instance } = await json('sessions', 'create', '--title-base', 'fix-parser', '--repo', repo)
+    expect(instance).toMatchObject({ title: 'fix-parser-2', path: `${dir}/repo-fix-parser-2`, branch: 'agent/fix-parser-2' })
+    expect(instance.last_prompt_delivery_status).toBeUndefined()
+    expect((await json('sessions', 'list')).instances.map((each: { title: string }) => each.title)).toEqual(['fix-parser', 'fix-parser-2'])
+    await Promise.all([
+      refused(['sessions', 'create', '--title', 'fix-parser', '--repo', repo], 'a session titled "fix-parser" already exists'),
+      refused(['sessions', 'create', '--backend', 'hook', '--repo', repo], 'backend "hook" is not available'),
+    ])
+  })
+
+  it('sends a prompt and reports its delivery status', async () => {
+    expect(await json('sessions', 'send', 'fix-parser', 'also', 'cover', 'empty', 'input')).toEqual({ ok: true, status: 'delivered' })
+    await paneShows(await agentOf('fix-parser'), 'received: also cover empty input')
+    const [terminal] = await Promise.all([
+      runInTerminal(['sessions', 'send', 'fix-parser', '--', '-v please'], env),
+      refused(['sessions', 'send', 'nope', 'hi'], 'no session titled "nope"'),
+    ])
+    expect(terminal).toEqual({ code: 0, out: 'fix-parser: prompt delivered\n' })
+  })
+
+  it('says plainly when a prompt was sent but not seen, and still exits 0', async () => {
+    // An agent that never shows its input: the delivery check cannot see the prompt.
+    await json('sessions', 'create', '--title', 'mute', '--repo', repo, '--program', "sh -c 'stty -echo; exec cat >/dev/null'")
+    const { code, out } = await runInTerminal(['sessions', 'send', 'mute', 'hello'], env)
+    expect(code).toBe(0)
+    expect(out).toContain('mute: prompt sent but unverified')
+    expect(out).toContain('look with: svc sessions attach mute')
+    expect(await json('sessions', 'kill', 'mute')).toEqual({ ok: true })
+  })
+
+  it('creates, lists, renames, moves and closes tabs', async () => {
+    const agent = await agentOf('fix-parser')
+    const shell = await json('tabs', 'create', 'fix-parser')
+    expect(shell).toEqual({ id: expect.any(String), name: 'shell', tmux_name: `${agent}__shell` })
+    expect(await json('tabs', 'create', 'fix-parser', '--command', 'sleep 600', '--name', 'sleeper')).toMatchObject({ name: 'sleeper' })
+    const web = await json('tabs', 'create', 'fix-parser', '--port', '5173')
+    expect(web).toEqual({ id: expect.any(String), name: 'web' })
+    expect(tmuxSessions()).toEqual(expect.arrayContaining([`${agent}__shell`, `${agent}__sleeper`]))
+
+    const listed = await json('tabs', 'list', 'fix-parser')
+    expect(listed.tabs.map((tab: { name: string; kind_name: string }) => `${tab.kind_name}:${tab.name}`)).toEqual([
+      'agent:agent',
+      'shell:shell',
+      'process:sleeper',
+      'web:web',
+    ])
+
+    expect(await json('tabs', 'rename', 'fix-parser', '--name', 'sleeper', 'dev server')).toEqual({ ok: true, name: 'dev-server' })
+    expect(await json('tabs', 'move', 'fix-parser', '--tab-id', web.id, '1')).toEqual({ ok: true, name: 'web', index: 1 })
+    const [table] = await Promise.all([
+      runInTerminal(['tabs', 'list', 'fix-parser'], env),
+      refused(['tabs', 'rename', 'fix-parser', '--name', 'shell', 'x'], 'only web, process and editor tabs can be renamed'),
+      refused(['tabs', 'move', 'fix-parser', '--index', '1', '0'], 'new_index must be from 1 to 3'),
+    ])
+    expect(table.out).toMatch(/^INDEX\s+ID\s+KIND\s+NAME\s+TMUX\s+TARGET$/m)
+    expect(table.out).toMatch(new RegExp(`^0\\s+\\S+\\s+agent\\s+agent\\s+${agent}$`, 'm'))
+    expect(table.out).toMatch(/^1\s+\S+\s+web\s+web\s+http:\/\/localhost:5173 \(proxied\)$/m)
+    expect(table.out).toMatch(/^3\s+\S+\s+process\s+dev-server\s+\S+__sleeper\s+sleep 600$/m)
+
+    const closed = await runInTerminal(['tabs', 'close', 'fix-parser', '--index', '2'], env)
+    expect(closed).toEqual({ code: 0, out: 'fix-parser: closed tab shell\n' })
+    expect(tmuxSessions()).not.toContain(`${agent}__shell`)
+    await Promise.all([
+      refused(['tabs', 'close', 'fix-parser', '--tab-id', shell.id], `has no tab with id ${shell.id}`),
+      refused(['tabs', 'close', 'fix-parser', '--index', '0'], 'the agent tab cannot be closed'),
+      refused(['tabs', 'list', 'nope'], 'no session titled "nope"'),
+    ])
+  })
+
+  it('archives a session and restores it', async () => {
+    const { repo_id: repoId } = await session('fix-parser-2')
+    const archived = await json('sessions', 'archive', 'fix-parser-2')
+    expect(archived).toEqual({ ok: true, archived_path: join(daemon.home, 'archived', repoId, 'fix-parser-2') })
+    expect(existsSync(archived.archived_path)).toBe(true)
+    expect(existsSync(join(dir, 'repo-fix-parser-2'))).toBe(false)
+    const [list, attach] = await Promise.all([
+      runInTerminal(['sessions', 'list'], env),
+      runInTerminal(['sessions', 'attach', 'fix-parser-2'], env),
+      refused(['sessions', 'send', 'fix-parser-2', 'hi'], 'is archived'),
+    ])
+    expect(list.out).toMatch(/^fix-parser-2\s+archived\s/m)
+    expect(attach.code).toBe(1)
+    expect(attach.out).toContain('svc sessions restore-archived fix-parser-2')
+
+    const restored = await runInTerminal(['sessions', 'restore-archived', 'fix-parser-2', '--repo-id', repoId], env)
+    expect(restored).toEqual({ code: 0, out: `restored fix-parser-2 at ${dir}/repo-fix-parser-2\n` })
+    expect((await session('fix-parser-2')).liveness_name).toMatch(/running|ready/)
+
+    await Promise.all([
+      refused(['sessions', 'restore', 'fix-parser-2'], 'pass force_reap'),
+      refused(['sessions', 'restore', 'fix-parser-2', '--force-reap', '--expect-boot-id', 'stale'], 'the daemon restarted'),
+      refused(['sessions', 'resume', 'fix-parser-2'], 'is not at a usage limit'),
+    ])
+    const { boot_id: bootId, id } = await session('fix-parser-2')
+    expect(await json('sessions', 'restore', 'ignored-title', '--id', id, '--force-reap', '--expect-boot-id', bootId)).toEqual({ ok: true })
+  })
+
+  it('delivers a prompt, creating the session the first time', async () => {
+    const started = await runInTerminal(['sessions', 'deliver', 'docs', 'write', 'the', 'docs'], env, { cwd: repo })
+    expect(started).toEqual({ code: 0, out: 'started docs: prompt delivered\n' })
+    expect(await json('sessions', 'deliver', 'docs', '--repo', repo, 'and the changelog')).toEqual({ status: 'sent', delivery: 'delivered' })
+    await paneShows(await agentOf('docs'), 'received: and the changelog')
+  })
+
+  it('attaches this terminal to the agent until it detaches', async () => {
+    const agent = await agentOf('fix-parser')
+    const line = [process.execPath, CLI_MAIN, 'sessions', 'attach', 'fix-parser'].join(' ')
+    // stdin stays open (a pipe) so that script keeps the terminal until tmux leaves it.
+    const child = spawn('script', ['-qec', line, '/dev/null'], {
+      env: { ...process.env, ...env, TERM: 'xterm', COLUMNS: '120', LINES: '40' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await waitFor(() => tmux('list-clients', '-F', '#{session_name}').split('\n').includes(agent))
+    tmux('detach-client', '-s', `=${agent}`)
+    expect(await exited).toBe(0)
+    expect(out).toContain(`[detached (from session ${agent})]`)
+  })
+
+  it('kills sessions: tmux sessions, worktrees and branches go', async () => {
+    const [terminal, ...killed] = await Promise.all([
+      runInTerminal(['sessions', 'kill', 'fix-parser'], env),
+      json('sessions', 'kill', 'fix-parser-2'),
+      json('sessions', 'kill', '--repo-id', (await session('docs')).repo_id, 'docs'),
+    ])
+    expect(terminal).toEqual({ code: 0, out: 'killed fix-parser\n' })
+    expect(killed).toEqual([{ ok: true }, { ok: true }])
+    expect((await json('sessions', 'list')).instances).toEqual([])
+    expect(tmuxSessions()).toEqual([])
+    expect(branches()).toEqual(['main'])
+    for (const title of ['fix-parser', 'fix-parser-2', 'docs']) expect(existsSync(join(dir, `repo-${title}`))).toBe(false)
+    await refused(['sessions', 'kill', 'fix-parser'], 'no session titled "fix-parser"')
+  })
+
+  it('lists programs and backends, and suggests a name', async () => {
+    const [programs, programTable, backends, backendTable, name, nameLine] = await Promise.all([
+      json('programs'),
+      runInTerminal(['programs'], env),
+      json('backends', '--repo', repo),
+      runInTerminal(['backends'], env),
+      json('sessions', 'suggest-name'),
+      runInTerminal(['sessions', 'suggest-name'], env),
+    ])
+    expect(programs.default).toBe('claude')
+    expect(programs.programs).toContainEqual({ name: 'claude', available: true })
+    expect(programTable.out).toMatch(/^claude\s+yes$/m)
+    expect(programTable.out).toContain('default: claude\n')
+    expect(backends).toMatchObject({ default: 'local', backends: [{ name: 'local', status: 'available' }, { name: 'hook' }] })
+    expect(backendTable.out).toMatch(/^hook\s+unavailable\s+remote hooks/m)
+    expect(name.name).toMatch(/^[a-z]+-[a-z]+$/)
+    expect(nameLine.out).toMatch(/^[a-z]+-[a-z]+\n$/)
+  })
+})
