@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { CONFIG_KEY_NAMES } from '@svc/core'
+import { runCli } from '../../daemon/test/harness.js'
 
 const readme = () => readFile(new URL('../../../README.md', import.meta.url), 'utf8')
 
@@ -16,4 +17,18 @@ it('starts with the install-and-start and install-and-test commands', async () =
   expect(start).toBeGreaterThan(0)
   expect(lines[start + 1]).toMatch(/pnpm --filter daemon start$/)
   expect(lines[test + 1]).toMatch(/&& pnpm test$/)
+})
+
+it('has a CLI reference row for every session, tab and project command', async () => {
+  const text = await readme()
+  const documented = (command: string) => text.includes(`| \`svc ${command}`)
+  const missing: string[] = []
+  for (const group of ['sessions', 'tabs', 'projects']) {
+    const help = (await runCli([group, '--help'], {})).stdout
+    const names = [...help.split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]).filter((name) => name !== 'help')
+    expect(names.length, group).toBeGreaterThan(2)
+    missing.push(...names.map((name) => `${group} ${name}`).filter((command) => !documented(command)))
+  }
+  missing.push(...['programs', 'backends'].filter((command) => !documented(command)))
+  expect(missing).toEqual([])
 })
