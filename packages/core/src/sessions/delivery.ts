@@ -17,7 +17,10 @@ function occurrences(haystack: string, needle: string): number {
   return count
 }
 
-const PROBE = 32
+/** The prompt's last characters prove it arrived whole… */
+const TAIL_PROBE = 32
+/** …its first ones alone that it was cut short. */
+const HEAD_PROBE = 16
 
 /**
  * What the pane shows of a prompt compared with the baseline: its last characters
@@ -25,8 +28,8 @@ const PROBE = 32
  */
 export function evidence(baseline: string, now: string, prompt: string): 'whole' | 'head' | 'none' {
   const text = normalizePane(prompt)
-  const tail = text.slice(-PROBE)
-  const head = text.slice(0, PROBE)
+  const tail = text.slice(-TAIL_PROBE)
+  const head = text.slice(0, HEAD_PROBE)
   const before = normalizePane(baseline)
   const after = normalizePane(now)
   if (occurrences(after, tail) > occurrences(before, tail)) return 'whole'
@@ -47,9 +50,17 @@ export interface Delivery {
   screen?: string
 }
 
-/** One paste and its verification, without the final Enter. */
-async function pasteAndVerify(tmux: Tmux, name: string, prompt: string, timing: DeliveryTiming): Promise<Delivery> {
-  const baseline = (await tmux.capture([name])).get(name)
+/**
+ * One paste and its verification against `baseline` (the pane before the first
+ * attempt: every paste clears the composer first), without the final Enter.
+ */
+async function pasteAndVerify(
+  tmux: Tmux,
+  name: string,
+  prompt: string,
+  baseline: string | undefined,
+  timing: DeliveryTiming,
+): Promise<Delivery> {
   await tmux.paste(name, prompt)
   if (baseline === undefined) return { status: 'could-not-confirm' }
   const deadline = Date.now() + timing.timeoutMs
@@ -78,8 +89,9 @@ export async function deliverPrompt(
   prompt: string,
   timing: DeliveryTiming = DELIVERY_TIMING,
 ): Promise<Delivery> {
-  let delivery = await pasteAndVerify(tmux, name, prompt, timing)
-  if (delivery.status === 'not-delivered') delivery = await pasteAndVerify(tmux, name, prompt, timing)
+  const baseline = (await tmux.capture([name])).get(name)
+  let delivery = await pasteAndVerify(tmux, name, prompt, baseline, timing)
+  if (delivery.status === 'not-delivered') delivery = await pasteAndVerify(tmux, name, prompt, baseline, timing)
   await tmux.sendKeys(name, delivery.status === 'not-delivered' ? 'C-u' : 'Enter')
   return delivery
 }
