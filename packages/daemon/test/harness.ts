@@ -90,6 +90,8 @@ export interface TestDaemon {
 }
 
 const running = new Set<TestDaemon>()
+/** Homes whose private tmux server must go when the test is done: it outlives its daemon. */
+const tmuxHomes = new Set<string>()
 
 export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaemon> {
   const home = options.home ?? (await tempDir())
@@ -127,6 +129,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
     },
   }
   running.add(daemon)
+  tmuxHomes.add(home)
   const deadline = Date.now() + 20_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`)
@@ -156,10 +159,21 @@ async function stopDetached(home: string): Promise<void> {
   })
 }
 
-/** Stops every daemon a test left running and removes the given directories. */
+function killTmuxServer(home: string): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn('tmux', ['-S', servicePaths(home).tmuxSocket, 'kill-server'], { stdio: 'ignore' })
+    child.on('close', () => resolve())
+    child.on('error', () => resolve())
+  })
+}
+
+/** Stops every daemon a test left running, their tmux servers, and removes the given directories. */
 export async function cleanup(...dirs: string[]): Promise<void> {
   await Promise.all([...running].map((daemon) => daemon.stop()))
   await Promise.all(dirs.map((dir) => stopDetached(dir)))
+  const homes = [...tmuxHomes, ...dirs]
+  tmuxHomes.clear()
+  await Promise.all(homes.map(killTmuxServer))
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
 }
 
