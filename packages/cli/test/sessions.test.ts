@@ -196,6 +196,15 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     expect(await json('sessions', 'restore', 'ignored-title', '--id', id, '--force-reap', '--expect-boot-id', bootId)).toEqual({ ok: true })
   })
 
+  it('resumes a session parked at a usage limit', async () => {
+    await json('sessions', 'send', 'fix-parser-2', '/limit')
+    await waitFor(async () => (await session('fix-parser-2')).liveness_name === 'limit-reached')
+    expect((await runInTerminal(['sessions', 'list', '--status', 'limit-reached'], env)).out).toMatch(/^fix-parser-2\s+limit-reached\s+usage-limit\s/m)
+    expect(await runInTerminal(['sessions', 'resume', 'fix-parser-2'], env)).toEqual({ code: 0, out: 'resumed fix-parser-2\n' })
+    await paneShows(await agentOf('fix-parser-2'), 'received: continue')
+    expect((await session('fix-parser-2')).liveness_name).not.toBe('limit-reached')
+  })
+
   it('delivers a prompt, creating the session the first time', async () => {
     const started = await runInTerminal(['sessions', 'deliver', 'docs', 'write', 'the', 'docs'], env, { cwd: repo })
     expect(started).toEqual({ code: 0, out: 'started docs: prompt delivered\n' })

@@ -10,7 +10,7 @@ const PROMPT_HELP = `
 The prompt is the rest of the command line, joined with spaces; put it after -- when it
 starts with a dash.`
 
-/** `svc sessions send|deliver|resume`: prompts into sessions. */
+/** `svc sessions send|deliver`: prompts into sessions. */
 export function promptCommands(sessions: Command): void {
   sessionCall(
     sessions.command('send <title> <prompt...>').description('paste a prompt into the agent and report whether it arrived (SendPrompt)'),
@@ -50,11 +50,4 @@ Example:
         reply(command, response, line)
       },
     )
-
-  sessionCall(
-    sessions.command('resume <title>').description('resume a session parked at a usage limit (ResumeFromLimit)'),
-    'ResumeFromLimit',
-    (ref) => ref,
-    (_response, title) => `resumed ${title}`,
-  )
 }

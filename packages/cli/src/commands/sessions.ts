@@ -108,14 +108,8 @@ Examples:
     })
 }
 
-/** Kill, archive and the two restores: one call each on a session. */
+/** Archive, the restores, resume and kill: one call each on a session. */
 function lifecycleCommands(sessions: Command): void {
-  sessionCall(
-    sessions.command('kill <title>').description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record'),
-    'KillSession',
-    (ref) => ref,
-    (_response, title) => `killed ${title}`,
-  )
   sessionCall(
     sessions.command('archive <title>').description('stop a session and move its worktree to the archive; the record and branch are kept'),
     'ArchiveSession',
@@ -141,6 +135,18 @@ function lifecycleCommands(sessions: Command): void {
       ...(options.expectBootId ? { expected_daemon_boot_id: options.expectBootId } : {}),
     }),
     (_response, title) => `restored ${title}`,
+  )
+  sessionCall(
+    sessions.command('resume <title>').description('resume a session parked at a usage limit (ResumeFromLimit)'),
+    'ResumeFromLimit',
+    (ref) => ref,
+    (_response, title) => `resumed ${title}`,
+  )
+  sessionCall(
+    sessions.command('kill <title>').description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record'),
+    'KillSession',
+    (ref) => ref,
+    (_response, title) => `killed ${title}`,
   )
 }
 
