@@ -40,17 +40,27 @@ export function spawnServer(args, options) {
 
 /** Teardowns still due; an interrupted run (Ctrl-C) runs them before it exits. */
 const teardowns = new Set()
+let interrupted = false
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, async () => {
+  // `on`, not `once`: signal-exit (a dependency of @svc/core) re-raises the signal when it
+  // sees itself as the last listener, which a fired `once` listener would make it.
+  process.on(signal, async () => {
+    if (interrupted) process.exit(128 + constants.signals[signal]) // a second Ctrl-C gives up on teardown
+    interrupted = true
     await Promise.allSettled([...teardowns].map((teardown) => teardown()))
     process.exit(128 + constants.signals[signal])
   })
 }
 
-/** Registers `teardown` for an interrupted run; the returned function runs it now, once. */
+/**
+ * Registers `teardown` for an interrupted run and returns it run-once: the interrupted
+ * suite's own `finally` then awaits the same teardown instead of racing a second one.
+ */
 export function onInterrupt(teardown) {
-  teardowns.add(teardown)
-  return () => (teardowns.delete(teardown), teardown())
+  let running
+  const once = () => (teardowns.delete(once), (running ??= teardown()))
+  teardowns.add(once)
+  return once
 }
 
 export async function startDaemon({ config = { network: { listen_addr: '' } }, env = {}, prepare } = {}) {
