@@ -100,6 +100,18 @@ export class Config {
     })
   }
 
+  /**
+   * Rewrites one key from its value in config.json (not the running value, which for
+   * next-start keys is the one the daemon started with), under the lock.
+   */
+  update<K extends ConfigKey>(key: K, change: (current: Settings[K]) => Settings[K]): Promise<ConfigChangeT> {
+    const target = resolveKey(key)
+    return this.write(target, (raw) => {
+      const current = parseConfig(JSON.stringify(raw), this.path).settings[key]
+      setPath(raw, key, target.def.type.encode(change(current)))
+    })
+  }
+
   unset(typed: string): Promise<ConfigChangeT> {
     const target = resolveKey(typed)
     return this.write(target, (raw) => {

@@ -100,10 +100,7 @@ export class Projects {
       else if (stateOf(session) !== 'archived') await this.sessions.archive({ id: session.id })
     }
     const root = project?.root ?? sessions[0]?.repo_path
-    const optedIn = this.config.get('root_agents')
-    if (root && optedIn.includes(root)) {
-      await this.config.set('root_agents', JSON.stringify(optedIn.filter((entry) => entry !== root)))
-    }
+    if (root) await this.config.update('root_agents', (optedIn) => optedIn.filter((entry) => entry !== root))
     await this.writes.run(async () => {
       if (this.projects.delete(id)) await this.save()
     })

@@ -1,0 +1,14 @@
+import { expect, it } from 'vitest'
+import { agentOf, commandLineOf } from './agents.js'
+
+it('knows an agent by name or by its executable\'s basename', () => {
+  expect(agentOf('claude')?.name).toBe('claude')
+  expect(agentOf('/opt/bin/codex --full-auto')?.name).toBe('codex')
+  expect(agentOf('node fake.mjs')).toBeUndefined()
+})
+
+it('resolves known names through program_overrides and leaves command lines alone', () => {
+  expect(commandLineOf('claude', { claude: 'claude --model opus' })).toBe('claude --model opus')
+  expect(commandLineOf('gemini', { claude: 'x' })).toBe('gemini')
+  expect(commandLineOf('my-agent --flag', { 'my-agent --flag': 'nope' })).toBe('my-agent --flag')
+})
