@@ -4,6 +4,7 @@ import type { ServicePaths } from '@svc/protocol'
 import type { Config } from './config/config.js'
 import type { Clock } from './infra/clock.js'
 import { Projects } from './projects/projects.js'
+import { sessionPort } from './sessions/port.js'
 import { Sessions } from './sessions/sessions.js'
 import { Tasks } from './tasks/tasks.js'
 
@@ -32,6 +33,9 @@ export class Core {
     this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, env })
     this.projects = new Projects(paths, config, this.sessions)
     this.tasks = new Tasks({ path: paths.tasks, config, log, clock })
+    // Sessions and tasks need each other: tasks drive sessions, sessions ask tasks before archiving.
+    this.tasks.attach(sessionPort(this.sessions))
+    this.sessions.setGuard(this.tasks)
     this.sessions.onRepository((repo) => this.projects.remember(repo))
   }
 
