@@ -1,13 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI_MAIN, cleanup, runCli, startDaemon, tempDir, waitFor, type TestDaemon } from '../../daemon/test/harness.js'
+import { CLI_MAIN, cleanup, runCli, tempDir, waitFor, type TestDaemon } from '../../daemon/test/harness.js'
+import * as kit from '../../daemon/test/sessions-kit.js'
 import { runInTerminal } from './terminal.js'
-
-const FAKE_AGENT = fileURLToPath(new URL('../../daemon/test/fixtures/fake-agent.mjs', import.meta.url))
 
 // One daemon and one repository for the whole file: each step builds on the last, as a
 // person's session would (create → prompts → tabs → archive → restore → kill).
@@ -16,21 +13,12 @@ let repo: string
 let daemon: TestDaemon
 let env: Record<string, string>
 
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-S', daemon.paths.tmuxSocket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-}
-
-function tmuxSessions(): string[] {
-  try {
-    return tmux('list-sessions', '-F', '#{session_name}').split('\n').filter(Boolean)
-  } catch {
-    return []
-  }
-}
-
-function branches(): string[] {
-  return execFileSync('git', ['branch', '--format=%(refname:short)'], { cwd: repo, encoding: 'utf8' }).split('\n').filter(Boolean).sort()
-}
+const tmux = (...args: string[]) => kit.tmux(daemon.home, ...args)
+const tmuxSessions = () => kit.tmuxSessions(daemon.home)
+const branches = () => kit.branches(repo)
+const session = (title: string) => kit.session(daemon, title)
+const agentOf = async (title: string) => (await session(title)).tabs[0]?.tmux_name as string
+const paneShows = (tmuxName: string, text: string) => waitFor(() => kit.paneText(daemon.home, tmuxName).includes(text))
 
 /** svc with pipes: it must succeed, and its stdout is JSON. */
 async function json(...args: string[]): Promise<any> {
@@ -46,33 +34,10 @@ async function refused(args: string[], message: string): Promise<void> {
   expect(result.stderr).toContain(message)
 }
 
-/** A session as the daemon has it, read without the CLI (each svc run costs a Node start). */
-async function session(title: string) {
-  const { instances } = await daemon.client.call('Snapshot', {})
-  const found = instances.find((instance) => instance.title === title)
-  if (!found) throw new Error(`no session ${title}`)
-  return found
-}
-
-const agentOf = async (title: string) => (await session(title)).tabs[0]?.tmux_name as string
-
-const paneShows = (tmuxName: string, text: string) => waitFor(() => tmux('capture-pane', '-p', '-t', `=${tmuxName}:`).includes(text))
-
 beforeAll(async () => {
   dir = await tempDir()
-  repo = join(dir, 'repo')
-  await mkdir(repo)
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo })
-  execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: repo })
-  daemon = await startDaemon({
-    home: join(dir, 'home'),
-    config: {
-      network: { listen_addr: '' },
-      daemon_poll_interval: '200ms',
-      program_overrides: { claude: `node ${FAKE_AGENT}` },
-      branch_prefix: 'agent/',
-    },
-  })
+  repo = await kit.makeRepo(dir)
+  daemon = await kit.startSessionDaemon({ home: join(dir, 'home') })
   env = { SERVICE_HOME: daemon.home }
 })
 
@@ -119,14 +84,22 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     expect(terminal).toEqual({ code: 0, out: 'fix-parser: prompt delivered\n' })
   })
 
-  it('says plainly when a prompt was sent but not seen, and still exits 0', async () => {
-    // An agent that never shows its input: the delivery check cannot see the prompt.
-    await json('sessions', 'create', '--title', 'mute', '--repo', repo, '--program', "sh -c 'stty -echo; exec cat >/dev/null'")
-    const { code, out } = await runInTerminal(['sessions', 'send', 'mute', 'hello'], env)
-    expect(code).toBe(0)
-    expect(out).toContain('mute: prompt sent but unverified')
-    expect(out).toContain('look with: svc sessions attach mute')
-    expect(await json('sessions', 'kill', 'mute')).toEqual({ ok: true })
+  it('says plainly when a prompt was not seen (exit 0) or did not arrive (exit 1)', async () => {
+    // One agent never shows its input; the other's composer keeps only the first characters.
+    await Promise.all([
+      json('sessions', 'create', '--title', 'mute', '--repo', repo, '--program', "sh -c 'stty -echo; exec cat >/dev/null'"),
+      json('sessions', 'create', '--title', 'cut', '--repo', repo, '--program', `node ${kit.FAKE_AGENT} --truncate-echo 20`),
+    ])
+    const [mute, cut] = await Promise.all([
+      runInTerminal(['sessions', 'send', 'mute', 'hello'], env),
+      runCli(['sessions', 'send', 'cut', 'summarise the open issues and propose an order to fix them'], env),
+    ])
+    expect(mute.code).toBe(0)
+    expect(mute.out).toBe('mute: prompt sent but unverified: Enter was pressed, yet the pane did not show the exact prompt; look with: svc sessions attach mute\n')
+    expect(cut.code).toBe(1)
+    expect(JSON.parse(cut.stdout)).toEqual({ ok: true, status: 'not-delivered' })
+    expect(cut.stderr).toContain('svc: cut: prompt NOT delivered')
+    expect(await Promise.all([json('sessions', 'kill', 'mute'), json('sessions', 'kill', 'cut')])).toEqual([{ ok: true }, { ok: true }])
   })
 
   it('creates, lists, renames, moves and closes tabs', async () => {
