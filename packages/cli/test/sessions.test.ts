@@ -185,7 +185,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     await paneShows(await agentOf('docs'), 'received: and the changelog')
   })
 
-  it('attaches this terminal to the agent until it detaches', async () => {
+  it('attaches this terminal to the agent until it detaches; deferred prompts wait for that', async () => {
     const agent = await agentOf('fix-parser')
     const line = [process.execPath, CLI_MAIN, 'sessions', 'attach', 'fix-parser'].join(' ')
     // stdin stays open (a pipe) so that script keeps the terminal until tmux leaves it.
@@ -197,9 +197,13 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     await waitFor(() => tmux('list-clients', '-F', '#{session_name}').split('\n').includes(agent))
+    // While a terminal is attached, a deferred prompt waits for it to leave.
+    const deferred = await runInTerminal(['sessions', 'deliver', '--repo', repo, '--defer-while-attached', 'fix-parser', 'after you'], env)
+    expect(deferred).toEqual({ code: 0, out: 'fix-parser: a terminal is attached; the prompt waits until it detaches\n' })
     tmux('detach-client', '-s', `=${agent}`)
     expect(await exited).toBe(0)
     expect(out).toContain(`[detached (from session ${agent})]`)
+    await paneShows(agent, 'received: after you')
   })
 
   it('kills sessions: tmux sessions, worktrees and branches go', async () => {
