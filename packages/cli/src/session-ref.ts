@@ -27,7 +27,8 @@ export function sessionRef(title: string, options: SessionRefOptions): SessionRe
 
 /**
  * The session object for commands that have no route of their own (attach, tabs list):
- * read from Snapshot and picked the way the daemon picks, with the same messages.
+ * read from Snapshot and picked the way the daemon picks (the id wins; else the title,
+ * within --repo-id when given).
  */
 export async function lookupSession(paths: ServicePaths, title: string, options: SessionRefOptions): Promise<Session> {
   const { instances } = await callDaemon(paths, 'Snapshot', options.repoId ? { repo_id: options.repoId } : {})
