@@ -18,5 +18,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Integration tests mostly wait on daemons, git and tmux: a few files at a time fit two cores.
+    maxWorkers: 3,
   },
 })

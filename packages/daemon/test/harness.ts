@@ -40,7 +40,11 @@ export interface Reply {
 
 export type Target = { socketPath: string } | { host: string; port: number }
 
-/** A raw HTTP request with full control of headers: no client-version header unless given. */
+/**
+ * A raw HTTP request with full control of headers: no client-version header unless
+ * given. Like a well-behaved HTTP/1.1 client, it stops uploading once the server has
+ * answered (a 413 arrives before the body is all sent).
+ */
 export function send(
   target: Target,
   method: string,
@@ -48,9 +52,17 @@ export function send(
   options: { body?: string | Buffer; headers?: Record<string, string | number> } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ ...target, method, path, headers: options.headers ?? {}, agent: false })
-    req.on('error', reject)
+    let answered = false
+    const headers = { ...options.headers }
+    const chunked = Object.keys(headers).some((name) => name.toLowerCase() === 'transfer-encoding')
+    if (options.body !== undefined && !chunked) headers['content-length'] = Buffer.byteLength(options.body)
+    const req = httpRequest({ ...target, method, path, headers, agent: false })
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // The server closing the connection on an early answer is not a failure of the request.
+      if (!(answered && (error.code === 'EPIPE' || error.code === 'ECONNRESET'))) reject(error)
+    })
     req.on('response', (res) => {
+      answered = true
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('end', () => {
@@ -64,8 +76,17 @@ export function send(
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
       })
     })
-    req.end(options.body)
+    void upload(req, options.body, () => answered)
   })
+}
+
+async function upload(req: ReturnType<typeof httpRequest>, body: string | Buffer | undefined, answered: () => boolean) {
+  const bytes = body === undefined ? Buffer.alloc(0) : Buffer.from(body)
+  const chunk = 256 * 1024
+  for (let at = 0; at < bytes.length && !answered() && !req.destroyed; at += chunk) {
+    if (!req.write(bytes.subarray(at, at + chunk))) await new Promise((resolve) => req.once('drain', resolve).once('close', resolve))
+  }
+  if (!req.destroyed) req.end()
 }
 
 export interface DaemonOptions {

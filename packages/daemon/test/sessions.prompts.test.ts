@@ -40,7 +40,8 @@ describe('the delivery check', () => {
   })
 
   it('reports sent-unverified when the pane never shows the prompt', async () => {
-    await start('blind', "sh -c 'stty -echo; while read line; do :; done'", { draws: false })
+    // It draws once echo is off, so the paste cannot arrive before that.
+    await start('blind', "sh -c 'stty -echo; echo listening; while read line; do :; done'")
     expect((await daemon.client.call('SendPrompt', { title: 'blind', prompt: LONG })).status).toBe('sent-unverified')
     const blind = await waitForSession(daemon, 'blind', (s) => s.liveness_name === 'ready')
     expect(blind.idle_reason).toBe('delivery-unconfirmed')
