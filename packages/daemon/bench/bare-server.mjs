@@ -4,6 +4,8 @@ import { createServer } from 'node:http'
 // The answers arrive over IPC: a large body (a Snapshot of 1,000 sessions) exceeds argv limits.
 const socketPath = process.argv[2]
 const answers = await new Promise((resolve) => process.once('message', resolve))
+// An interrupted benchmark cannot stop us; its exit closes the IPC channel instead.
+process.once('disconnect', () => process.exit(0))
 
 createServer((request, response) => {
   request.resume()
