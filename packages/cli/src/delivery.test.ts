@@ -17,6 +17,6 @@ it('claims delivery only for delivered, and fails the command only for not-deliv
   expect(stderr).not.toHaveBeenCalled()
 
   expect(deliveryNote('t', 'not-delivered')).toMatch(/^prompt NOT delivered/)
-  expect(process.exitCode).toBe(1)
+  expect(process.exitCode).toBe(4)
   expect(stderr).toHaveBeenCalledWith(expect.stringContaining('svc: t: prompt NOT delivered'))
 })

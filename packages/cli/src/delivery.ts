@@ -4,20 +4,20 @@ import { EXIT } from './exit.js'
 /** Only `delivered` claims the prompt arrived; the others say plainly what is known. */
 const NOTES: Record<DeliveryStatus, string> = {
   delivered: 'prompt delivered',
-  'not-delivered': 'prompt NOT delivered: the pane never showed it, even after a retry',
+  'not-delivered': 'prompt NOT delivered: the pane showed only its beginning, even after a retry, so it was not submitted',
   'sent-unverified': 'prompt sent but unverified: Enter was pressed, yet the pane did not show the exact prompt',
   'could-not-confirm': 'prompt sent but not confirmed: the pane could not be read',
 }
 
 /**
  * What a prompt's delivery status means, for people. `not-delivered` is the one status
- * that says the prompt did not arrive, so it also sets exit code 1 (the JSON reply
- * still goes to stdout).
+ * that says the prompt did not arrive, so it also sets its own exit code (the JSON
+ * reply still goes to stdout): the session operation itself succeeded.
  */
 export function deliveryNote(title: string, status: string): string {
   const note = NOTES[status as DeliveryStatus] ?? `prompt status ${status}`
   if (status === 'not-delivered') {
-    process.exitCode = EXIT.daemon
+    process.exitCode = EXIT.notDelivered
     process.stderr.write(`svc: ${title}: ${note}; retry with: svc sessions send ${title} …\n`)
   }
   const look = status === 'sent-unverified' || status === 'could-not-confirm' ? `; look with: svc sessions attach ${title}` : ''

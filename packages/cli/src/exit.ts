@@ -7,6 +7,8 @@ export const EXIT = {
   usage: 2,
   /** No daemon answered (not running, not startable, or timed out). */
   unreachable: 3,
+  /** The request was carried out but its prompt did not arrive (delivery status not-delivered). */
+  notDelivered: 4,
 } as const
 
 export class UsageError extends Error {}

@@ -23,7 +23,7 @@ function program(): Command {
       'after',
       `
 The daemon starts on demand. State lives in SERVICE_HOME (default ~/.svc).
-Exit codes: 0 ok, 1 the daemon refused (or a prompt was not delivered), 2 usage error, 3 daemon unreachable.`,
+Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a prompt was not delivered.`,
     )
   routesCommand(svc)
   daemonCommand(svc)

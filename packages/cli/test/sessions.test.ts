@@ -84,7 +84,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     expect(terminal).toEqual({ code: 0, out: 'fix-parser: prompt delivered\n' })
   })
 
-  it('says plainly when a prompt was not seen (exit 0) or did not arrive (exit 1)', async () => {
+  it('says plainly when a prompt was not seen (exit 0) or did not arrive (exit 4)', async () => {
     // One agent never shows its input; the other's composer keeps only the first characters.
     await Promise.all([
       json('sessions', 'create', '--title', 'mute', '--repo', repo, '--program', "sh -c 'stty -echo; exec cat >/dev/null'"),
@@ -96,7 +96,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     ])
     expect(mute.code).toBe(0)
     expect(mute.out).toBe('mute: prompt sent but unverified: Enter was pressed, yet the pane did not show the exact prompt; look with: svc sessions attach mute\n')
-    expect(cut.code).toBe(1)
+    expect(cut.code).toBe(4)
     expect(JSON.parse(cut.stdout)).toEqual({ ok: true, status: 'not-delivered' })
     expect(cut.stderr).toContain('svc: cut: prompt NOT delivered')
     expect(await Promise.all([json('sessions', 'kill', 'mute'), json('sessions', 'kill', 'cut')])).toEqual([{ ok: true }, { ok: true }])
