@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { dirname, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { InvalidRequest } from '../errors.js'
 
@@ -28,11 +29,27 @@ export interface Repository {
   id: string
 }
 
-/** The repository a path belongs to; an InvalidRequest when it is not in a git checkout. */
+const known = new Map<string, Repository>()
+
+/**
+ * The repository a path belongs to; an InvalidRequest when it is not in a git checkout.
+ * Answers are remembered per path while the checkout is still there, since every
+ * session creation asks.
+ */
 export async function resolveRepository(path: string): Promise<Repository> {
+  const absolute = resolve(path)
+  const cached = known.get(absolute)
+  if (cached && existsSync(join(cached.root, '.git'))) return cached
+  const repo = await lookUpRepository(absolute)
+  known.set(absolute, repo)
+  return repo
+}
+
+async function lookUpRepository(path: string): Promise<Repository> {
+  if (!existsSync(path)) throw new InvalidRequest(`${path} is not inside a git checkout (it does not exist)`)
   let common: string
   try {
-    common = (await git(resolve(path), ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim()
+    common = (await git(path, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim()
   } catch (error) {
     throw new InvalidRequest(`${path} is not inside a git checkout (${(error as Error).message})`)
   }

@@ -90,8 +90,29 @@ export function isLive(record: SessionRecord): boolean {
 
 const TAB_KINDS = [{ kind: 'agent' }, ...CREATABLE_TAB_KINDS.map((kind) => ({ kind })), { kind: 'process' }]
 
+// Every object below is built in one fixed shape: absent fields are `undefined`, which
+// JSON omits. Conditional spreads cost far more when a Snapshot encodes a whole fleet.
+
+function encodeTab(tab: TabRecord, webProxied: (url: string) => boolean): SessionWire['tabs'][number] {
+  return {
+    id: tab.id,
+    kind: tab.kind,
+    kind_name: tabKindName(tab.kind),
+    name: tab.name,
+    tmux_name: tab.tmux_name,
+    url: tab.url,
+    command: tab.command,
+    web_proxied: tab.url === undefined ? undefined : webProxied(tab.url),
+  }
+}
+
 /** The session object on the wire: stored fields plus the twins the encoder derives. */
-export function encodeSession(record: SessionRecord, bootId: string, idleReason?: IdleReason, webProxied?: (url: string) => boolean): SessionWire {
+export function encodeSession(
+  record: SessionRecord,
+  bootId: string,
+  idleReason: IdleReason | undefined,
+  webProxied: (url: string) => boolean,
+): SessionWire {
   return {
     id: record.id,
     title: record.title,
@@ -107,21 +128,17 @@ export function encodeSession(record: SessionRecord, bootId: string, idleReason?
     updated_at: record.updated_at || record.created_at,
     status: record.status,
     status_name: statusName(record.status),
-    ...(record.liveness ? { liveness: record.liveness } : {}),
+    liveness: record.liveness || undefined,
     liveness_name: livenessName(record),
-    tabs: record.tabs.map((tab) => ({
-      ...tab,
-      kind_name: tabKindName(tab.kind),
-      ...(tab.url !== undefined && webProxied ? { web_proxied: webProxied(tab.url) } : {}),
-    })),
+    tabs: record.tabs.map((tab) => encodeTab(tab, webProxied)),
     tab_kinds: TAB_KINDS,
-    ...(idleReason ? { idle_reason: idleReason } : {}),
-    ...(record.lost_restore_failure ? { lost_restore_failure: record.lost_restore_failure } : {}),
-    ...(record.last_pane_churn_at ? { last_pane_churn_at: record.last_pane_churn_at } : {}),
-    ...(record.last_prompt_attempt_at ? { last_prompt_attempt_at: record.last_prompt_attempt_at } : {}),
-    ...(record.last_prompt_delivery_status ? { last_prompt_delivery_status: record.last_prompt_delivery_status } : {}),
-    ...(record.archived_path ? { archived_path: record.archived_path } : {}),
-    ...(record.pending_prompts?.length ? { pending_prompts: record.pending_prompts.length } : {}),
+    idle_reason: idleReason,
+    lost_restore_failure: record.lost_restore_failure,
+    last_pane_churn_at: record.last_pane_churn_at,
+    last_prompt_attempt_at: record.last_prompt_attempt_at,
+    last_prompt_delivery_status: record.last_prompt_delivery_status,
+    archived_path: record.archived_path,
+    pending_prompts: record.pending_prompts?.length || undefined,
     boot_id: bootId,
   }
 }

@@ -79,23 +79,26 @@ export class Runtime {
   }
 
   async spawnAgent(record: SessionRecord): Promise<void> {
-    const name = agentTab(record).tmux_name as string
-    await this.tmux.killSessions([name])
     const commandLine = commandLineOf(record.program, this.config.get('program_overrides'))
-    await this.tmux.newSession({
-      name,
-      cwd: record.path,
-      env: this.environment(record),
-      command: ['/bin/sh', '-c', `exec ${commandLine}`],
-    })
+    await this.replaceSession(agentTab(record).tmux_name as string, record, ['/bin/sh', '-c', `exec ${commandLine}`])
   }
 
   /** Starts a tab's process (web tabs have none); editor tabs get a fresh port. */
   async spawnTab(record: SessionRecord, tab: TabRecord): Promise<void> {
     if (tab.tmux_name === undefined) return
-    await this.tmux.killSessions([tab.tmux_name])
-    const command = await this.tabCommand(record, tab)
-    await this.tmux.newSession({ name: tab.tmux_name, cwd: record.path, env: this.environment(record), command })
+    await this.replaceSession(tab.tmux_name, record, await this.tabCommand(record, tab))
+  }
+
+  /** A new tmux session; a leftover of the same name (a dead pane, say) is killed and replaced. */
+  private async replaceSession(name: string, record: SessionRecord, command: string[]): Promise<void> {
+    const spec = { name, cwd: record.path, env: this.environment(record), command }
+    try {
+      await this.tmux.newSession(spec)
+    } catch (error) {
+      if (!/duplicate session/.test((error as Error).message)) throw error
+      await this.tmux.killSessions([name])
+      await this.tmux.newSession(spec)
+    }
   }
 
   async spawnAll(record: SessionRecord): Promise<void> {

@@ -52,12 +52,20 @@ const RESUME_PROMPT = 'continue'
 /** How long a new agent gets to draw something before its first prompt is pasted anyway. */
 const STARTUP_WAIT_MS = 10_000
 
+const proxiedByUrl = new Map<string, boolean>()
+
+/** The loopback rule the web-tab proxy applies, remembered per URL. */
 function webProxied(url: string): boolean {
-  try {
-    return isLoopbackHost(new URL(url).hostname)
-  } catch {
-    return false
+  let proxied = proxiedByUrl.get(url)
+  if (proxied === undefined) {
+    try {
+      proxied = isLoopbackHost(new URL(url).hostname)
+    } catch {
+      proxied = false
+    }
+    proxiedByUrl.set(url, proxied)
   }
+  return proxied
 }
 
 /**
@@ -76,6 +84,9 @@ export class Sessions {
   private readonly recovery = new Map<string, RecoveryState>()
   private readonly resumeAt = new Map<string, number>()
   private readonly settledListeners: SettledListener[] = []
+  /** Bumped by every save; with the lifecycle and in-flight state it keys the wire cache. */
+  private readonly revisions = new Map<string, number>()
+  private readonly wire = new Map<string, { stamp: string; json: string }>()
   private readonly repositoryListeners: Array<(repo: Repository) => Promise<void>> = []
   private readonly store: SessionStore
   private readonly runtime: Runtime
@@ -121,6 +132,18 @@ export class Sessions {
     return this.creating.has(id) || this.ops.busy(id)
   }
 
+  /** Persists a record; every change to one must come through here (the wire cache relies on it). */
+  private save(record: SessionRecord, durable = true): Promise<void> {
+    this.revisions.set(record.id, (this.revisions.get(record.id) ?? 0) + 1)
+    return this.store.save(record, durable)
+  }
+
+  private forget(id: string): void {
+    this.records.delete(id)
+    this.revisions.delete(id)
+    this.wire.delete(id)
+  }
+
   private touch(record: SessionRecord): void {
     record.updated_at = this.now.toISOString()
   }
@@ -146,7 +169,7 @@ export class Sessions {
       if (state === 'deleting') {
         // A kill or archive was interrupted: the runtime may be half gone.
         this.transition(record, 'dead')
-        await this.store.save(record)
+        await this.save(record)
       } else if (state === 'lost' && !record.lost_restore_failure) {
         this.startRecovery(record)
       } else if (isLive(record) || state === 'loading') {
@@ -162,20 +185,18 @@ export class Sessions {
         await this.runtime.spawnAll(record)
         delete record.last_pane_churn_at
         this.transition(record, 'running')
-        await this.store.save(record)
+        await this.save(record)
         return
       }
-      for (const tab of record.tabs.slice(1)) {
-        if (tab.tmux_name && !alive.has(tab.tmux_name)) await this.runtime.spawnTab(record, tab)
-      }
-      if (stateOf(record) === 'loading') {
-        this.transition(record, 'running')
-        await this.store.save(record)
-      }
+      const missing = record.tabs.slice(1).filter((tab) => tab.tmux_name && !alive.has(tab.tmux_name))
+      for (const tab of missing) await this.runtime.spawnTab(record, tab)
+      const wasLoading = stateOf(record) === 'loading'
+      if (wasLoading) this.transition(record, 'running')
+      if (wasLoading || missing.length > 0) await this.save(record)
     } catch (error) {
       this.options.log.error({ err: error, session: record.title }, 'could not respawn session at start')
       this.transition(record, 'lost')
-      await this.store.save(record)
+      await this.save(record)
       this.startRecovery(record)
     }
   }
@@ -198,9 +219,22 @@ export class Sessions {
 
   // ---------------------------------------------------------------- queries
 
-  snapshot(filters: SnapshotFilters): Req<'SnapshotResponse'> {
-    const instances = selectSessions(this.records.values(), filters).map((record) => this.describe(record))
-    return { instances, boot_id: this.options.bootId }
+  /**
+   * The Snapshot response as JSON text. Each session's JSON is cached until it is saved
+   * again or its lifecycle or in-flight state moves, so a large fleet costs a join.
+   */
+  snapshotJson(filters: SnapshotFilters): string {
+    const instances = selectSessions(this.records.values(), filters).map((record) => this.wireJson(record))
+    return `{"instances":[${instances.join(',')}],"boot_id":${JSON.stringify(this.options.bootId)}}`
+  }
+
+  private wireJson(record: SessionRecord): string {
+    const stamp = `${this.revisions.get(record.id) ?? 0}:${record.status}:${record.liveness ?? 0}:${this.inFlight(record.id)}`
+    const cached = this.wire.get(record.id)
+    if (cached?.stamp === stamp) return cached.json
+    const json = JSON.stringify(this.describe(record))
+    this.wire.set(record.id, { stamp, json })
+    return json
   }
 
   /** The session object as clients see it. */
@@ -338,9 +372,9 @@ export class Sessions {
       try {
         await this.runtime.spawnAgent(created)
         setState(created, 'running')
-        await this.store.save(created)
+        await this.save(created)
       } catch (error) {
-        this.records.delete(id)
+        this.forget(id)
         this.creating.delete(id)
         await this.runtime.teardown(created).catch(() => {})
         if (!created.in_place) await this.dropWorktree(created).catch(() => {})
@@ -388,11 +422,11 @@ export class Sessions {
         if (!record.in_place) await this.dropWorktree(record)
       } catch (error) {
         this.transition(record, 'dead')
-        await this.store.save(record)
+        await this.save(record)
         throw error
       }
       await this.store.remove(record.id)
-      this.records.delete(record.id)
+      this.forget(record.id)
       this.emit(record.id, 'removed')
     })
   }
@@ -422,7 +456,7 @@ export class Sessions {
             } catch (error) {
               // The runtime is already gone; the worktree stays where it was.
               this.transition(current, 'dead')
-              await this.store.save(current)
+              await this.save(current)
               throw error
             }
             return target
@@ -430,7 +464,7 @@ export class Sessions {
         }
         current.archived_path = archived
         this.transition(current, 'archived')
-        await this.store.save(current)
+        await this.save(current)
         return archived
       } finally {
         this.archiving.delete(current.id)
@@ -470,7 +504,7 @@ export class Sessions {
     delete record.lost_restore_failure
     this.transition(record, 'running')
     this.touch(record)
-    await this.store.save(record)
+    await this.save(record)
   }
 
   private forgetRuntime(record: SessionRecord): void {
@@ -516,7 +550,7 @@ export class Sessions {
     record.last_prompt_attempt_at = this.now.toISOString()
     record.last_prompt_delivery_status = status
     this.touch(record)
-    await this.store.save(record)
+    await this.save(record)
     return status
   }
 
@@ -544,7 +578,7 @@ export class Sessions {
       this.liveOrRefuse(record)
       if (request.defer_while_attached && (await this.attached(record))) {
         record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
-        await this.store.save(record)
+        await this.save(record)
         return { status: 'sent', deferred: true }
       }
       return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
@@ -562,7 +596,7 @@ export class Sessions {
       this.resumeAt.delete(record.id)
       await this.deliverInto(record, RESUME_PROMPT)
       this.transition(record, 'running')
-      await this.store.save(record)
+      await this.save(record)
     })
   }
 
@@ -585,7 +619,7 @@ export class Sessions {
       }
       record.tabs.push(tab)
       this.touch(record)
-      await this.store.save(record)
+      await this.save(record)
       return { id: tab.id, name: tab.name, ...(kind === TabKind.editor || kind === TabKind.web ? {} : { tmux_name: tab.tmux_name }) }
     })
   }
@@ -617,7 +651,7 @@ export class Sessions {
       if (tab.tmux_name) await this.tmux.killSessions([tab.tmux_name])
       record.tabs.splice(index, 1)
       this.touch(record)
-      await this.store.save(record)
+      await this.save(record)
       return tab.name
     })
   }
@@ -632,7 +666,7 @@ export class Sessions {
       const others = new Set(record.tabs.filter((other) => other !== tab).map((other) => other.name))
       tab.name = unique(sanitizeTabName(request.new_name), others)
       this.touch(record)
-      await this.store.save(record)
+      await this.save(record)
       return tab.name
     })
   }
@@ -649,7 +683,7 @@ export class Sessions {
       record.tabs.splice(index, 1)
       record.tabs.splice(to, 0, tab)
       this.touch(record)
-      await this.store.save(record)
+      await this.save(record)
       return { name: tab.name, index: to }
     })
   }
@@ -689,25 +723,25 @@ export class Sessions {
     if (sighting.kind === 'gone') {
       this.transition(record, 'lost')
       this.startRecovery(record)
-      await this.store.save(record)
+      await this.save(record)
       return
     }
     if (sighting.kind === 'dead') {
       this.transition(record, 'dead')
-      await this.store.save(record)
+      await this.save(record)
       return
     }
     if (sighting.changed) {
       this.transition(record, 'running')
       record.last_pane_churn_at = this.now.toISOString()
       this.touch(record)
-      await this.store.save(record, false)
+      await this.save(record, false)
       return
     }
     const banner = limitBanner(agentOf(record.program), this.options.config.get('limit_patterns'))
     const next = showsBanner(banner, sighting.text) ? 'limit-reached' : 'ready'
     if (!this.transition(record, next)) return
-    await this.store.save(record, false)
+    await this.save(record, false)
     if (next === 'limit-reached') this.scheduleResume(record, sighting.text)
     if (before === 'running' && next === 'ready') this.emit(record.id, 'settled')
   }
@@ -742,7 +776,7 @@ export class Sessions {
     delete record.last_pane_churn_at
     this.transition(record, 'running')
     this.touch(record)
-    await this.store.save(record)
+    await this.save(record)
     this.options.log.info({ session: record.title }, 'lost session recovered')
   }
 
@@ -760,7 +794,7 @@ export class Sessions {
     record.lost_restore_failure = { attempts: attempt.failures, error: oneLine(error) }
     this.transition(record, 'lost')
     this.touch(record)
-    await this.store.save(record)
+    await this.save(record)
   }
 
   private scheduleResume(record: SessionRecord, paneText: string): void {
@@ -790,7 +824,7 @@ export class Sessions {
           record.pending_prompts.shift()
         }
         delete record.pending_prompts
-        await this.store.save(record)
+        await this.save(record)
       })
     }
   }

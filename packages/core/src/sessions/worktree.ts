@@ -33,12 +33,15 @@ export async function addWorktree(
   branch: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ branchCreated: boolean }> {
-  if (await branchExists(root, branch, env)) {
-    await git(root, ['worktree', 'add', path, branch], env)
-    return { branchCreated: false }
+  // The common case first: one git process when the branch is new.
+  try {
+    await git(root, ['worktree', 'add', '-b', branch, path, 'HEAD'], env)
+    return { branchCreated: true }
+  } catch (error) {
+    if (!/already exists/.test((error as Error).message) || !(await branchExists(root, branch, env))) throw error
   }
-  await git(root, ['worktree', 'add', '-b', branch, path, 'HEAD'], env)
-  return { branchCreated: true }
+  await git(root, ['worktree', 'add', path, branch], env)
+  return { branchCreated: false }
 }
 
 export async function removeWorktree(root: string, path: string, env: NodeJS.ProcessEnv): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Sessions } from '@svc/core'
-import type { GroupHandlers } from './group.js'
+import { PreEncoded, type GroupHandlers } from './group.js'
 
 export function sessionRoutes(sessions: Sessions): GroupHandlers<'sessions'> {
   return {
@@ -7,7 +7,7 @@ export function sessionRoutes(sessions: Sessions): GroupHandlers<'sessions'> {
     ListBackends: () => sessions.listBackends(),
     ListPrograms: () => sessions.listPrograms(),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
-    Snapshot: (body) => sessions.snapshot(body),
+    Snapshot: (body) => new PreEncoded(sessions.snapshotJson(body)),
     KillSession: async (body) => {
       await sessions.kill(body)
       return { ok: true }
