@@ -13,12 +13,21 @@ export function integer(value: string): number {
 }
 
 /**
+ * The directory the user ran svc from. `pnpm svc` runs the CLI from the workspace root
+ * and passes the caller's directory as INIT_CWD; anywhere else INIT_CWD is only
+ * inherited from some outer script and says nothing about this command.
+ */
+export function callerDirectory(): string {
+  return process.env.npm_lifecycle_event === 'svc' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd()
+}
+
+/**
  * The daemon resolves paths on its own filesystem from its own working directory, not
  * the caller's, so a relative path is made absolute here. `~` is left for the daemon to
  * expand, as the API promises.
  */
 export function hostPath(path: string): string {
-  return path.startsWith('~') ? path : resolve(path)
+  return path.startsWith('~') ? path : resolve(callerDirectory(), path)
 }
 
 /**
