@@ -3,8 +3,9 @@
 import { PINNING, ROUNDS, SECONDS } from './harness.mjs'
 import { run as transport } from './transport.mjs'
 import { run as sessions } from './sessions.mjs'
+import { run as tasks } from './tasks.mjs'
 
-const suites = { transport, sessions }
+const suites = { transport, sessions, tasks }
 const only = process.argv.slice(2)
 
 process.stdout.write(

@@ -63,18 +63,3 @@ export function nextOccurrence(expression: CronExpression, after: Date): Date | 
     return undefined
   }
 }
-
-/**
- * Occurrences in (from, to], counted up to `cap` + 1 so the caller can tell "more
- * than cap" apart.
- */
-export function countOccurrences(expression: CronExpression, from: Date, to: Date, cap: number): number {
-  expression.reset(from)
-  let count = 0
-  try {
-    while (count <= cap && expression.next().getTime() <= to.getTime()) count++
-  } catch {
-    // No further occurrence: what was counted is all.
-  }
-  return count
-}

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest'
-import { healthOf } from './health.js'
+import { healthOf as derive, MISSED_CAP, type LiveState } from './health.js'
+import { MissedOccurrences } from './missed.js'
 import type { TaskRecord } from './record.js'
 
 // Cron runs in the local time zone; hourly boundaries below assume a whole-hour offset.
@@ -25,6 +26,7 @@ const task = (fields: Partial<TaskRecord>): TaskRecord => ({
 })
 const at = (time: string) => new Date(`2026-01-01T${time}Z`)
 const POLL = 1000
+const healthOf = (task: TaskRecord, live: LiveState, now: Date, poll: number) => derive(task, live, now, poll, new MissedOccurrences(MISSED_CAP))
 
 it('counts hourly occurrences since creation that did not run, and calls the task overdue', () => {
   expect(healthOf(task({}), {}, at('03:10:00'), POLL)).toMatchObject({
@@ -78,4 +80,17 @@ it('reports the live timer, and unschedulable, disabled and watching tasks', () 
     arming: 'unschedulable',
     unschedulable_reason: 'gave up',
   })
+})
+
+it('carries the count forward between reads, and starts over when the reference moves', () => {
+  const missed = new MissedOccurrences(MISSED_CAP)
+  const minutely = task({ cron_expr: '* * * * *' })
+  const read = (time: string, record = minutely) => derive(record, {}, at(time), POLL, missed).missed_occurrences
+  expect(read('00:40:00')).toBe(10)
+  expect(read('00:45:30')).toBe(15)
+  expect(read('00:45:30')).toBe(15)
+  expect(read('00:45:40', { ...minutely, last_run_at: '2026-01-01T00:45:00.000Z' })).toBe(0)
+  expect(read('00:50:00', { ...minutely, last_run_at: '2026-01-01T00:45:00.000Z' })).toBe(5)
+  // a clock that went back is counted afresh
+  expect(read('00:35:00')).toBe(5)
 })

@@ -1,5 +1,6 @@
 import type { TaskArming } from '@svc/protocol'
-import { checkCron, countOccurrences, nextOccurrence } from './cron.js'
+import { checkCron } from './cron.js'
+import type { MissedOccurrences } from './missed.js'
 import { kindOf, type TaskRecord, type TaskWire } from './record.js'
 
 /** Missed occurrences are counted up to this many; beyond it `missed_occurrences_capped` is set. */
@@ -51,7 +52,7 @@ function latest(times: Array<string | Date | undefined>): Date | undefined {
  * the later of created_at and last_run_at; overdue means one of them passed more than
  * one poll interval ago.
  */
-export function healthOf(task: TaskRecord, live: LiveState, now: Date, pollMs: number): Health {
+export function healthOf(task: TaskRecord, live: LiveState, now: Date, pollMs: number, missed: MissedOccurrences): Health {
   if (!task.enabled) return arming('disabled')
   const kind = kindOf(task)
   if (kind === 'watch') return live.watchEnded ? arming('unschedulable', live.watchEnded) : arming('watching')
@@ -62,12 +63,11 @@ export function healthOf(task: TaskRecord, live: LiveState, now: Date, pollMs: n
   const health: Health = { ...arming('armed'), ...(live.next ? { next_run_at: live.next.toISOString() } : {}) }
   const since = latest([task.created_at, task.last_run_at, live.firedAt])
   if (!since) return { ...health, unassessable: true }
-  const missed = countOccurrences(cron.expression, since, now, MISSED_CAP)
-  const first = missed > 0 ? nextOccurrence(cron.expression, since) : undefined
+  const { count, first } = missed.count(task.id, task.cron_expr, cron.expression, since, now)
   return {
     ...health,
-    missed_occurrences: Math.min(missed, MISSED_CAP),
-    missed_occurrences_capped: missed > MISSED_CAP,
+    missed_occurrences: Math.min(count, MISSED_CAP),
+    missed_occurrences_capped: count > MISSED_CAP,
     overdue: first !== undefined && first.getTime() <= now.getTime() - pollMs,
   }
 }

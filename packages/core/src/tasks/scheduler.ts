@@ -58,15 +58,15 @@ export class CronScheduler {
     this.timer = undefined
     this.timerAt = Number.POSITIVE_INFINITY
     const now = this.clock.now()
-    const fired: Array<[string, Date]> = []
-    for (const [id, at] of this.due) {
-      if (at.getTime() > now.getTime()) continue
-      fired.push([id, at])
+    const fired = [...this.due].filter(([, at]) => at.getTime() <= now.getTime())
+    // Fire first: finding each next occurrence takes cron-parser a while, and 200 tasks
+    // due together must not wait for it.
+    for (const [id, at] of fired) this.fire(id, at)
+    for (const [id] of fired) {
       const next = this.nextAfter(id, now)
       if (next) this.due.set(id, next)
       else this.due.delete(id)
     }
     this.rearm()
-    for (const [id, at] of fired) this.fire(id, at)
   }
 }

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises'
 import Type from 'typebox'
-import Value from 'typebox/value'
+import Compile from 'typebox/compile'
 import { TaskInput } from '@svc/protocol'
 import { CorruptFile } from '../errors.js'
 import { writeFileDurable } from '../infra/durable.js'
@@ -15,12 +15,17 @@ const RunShape = Type.Object({
   started_at: Type.String(),
 })
 
-/** Open objects: fields a newer daemon added survive a read (and are dropped on the next write). */
-const FileShape = Type.Object({
-  store_generation: Type.Integer({ minimum: 0 }),
-  tasks: Type.Array(Type.Object({ ...TaskInput.properties, id: Type.String() })),
-  runs: Type.Optional(Type.Array(RunShape)),
-})
+/**
+ * Open objects: fields a newer daemon added survive a read (and are dropped on the next
+ * write). Compiled once: every write re-reads the whole file.
+ */
+const FileShape = Compile(
+  Type.Object({
+    store_generation: Type.Integer({ minimum: 0 }),
+    tasks: Type.Array(Type.Object({ ...TaskInput.properties, id: Type.String() })),
+    runs: Type.Optional(Type.Array(RunShape)),
+  }),
+)
 
 /** A read of tasks.json and the identity of the file version it came from. */
 export interface Loaded {
@@ -68,7 +73,7 @@ export function decodeTasks(text: string, path: string): TaskDocument {
   } catch (error) {
     throw corrupt(path, `not valid JSON (${(error as Error).message})`)
   }
-  const [problem] = Value.Errors(FileShape, parsed)
+  const [problem] = FileShape.Check(parsed) ? [] : FileShape.Errors(parsed)
   if (problem) {
     const at = problem.instancePath.split('/').filter(Boolean).join('.')
     throw corrupt(path, `${at || 'the document'} ${problem.message}`)

@@ -1,0 +1,187 @@
+// Tasks: ListTasks latency over 1,000 stored tasks, AddTask throughput from 20 concurrent
+// clients, how late the scheduler fires 200 tasks due at one minute boundary, and how
+// long a watch command's output line takes to become a prompt handed to sessions.
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fmt, latencies, onInterrupt, percentile, report, SECONDS, startDaemon, throughput } from './harness.mjs'
+
+const exec = promisify(execFile)
+const STORED = 1000
+const LISTS = 300
+const CLIENTS = 20
+const FIRING = 200
+const LINES = 50
+
+/** A scratch directory removed after `work`, whatever happens. */
+async function withTempDir(work) {
+  const dir = await mkdtemp('/tmp/svc-bench-')
+  const remove = onInterrupt(() => rm(dir, { recursive: true, force: true }))
+  try {
+    return await work(dir)
+  } finally {
+    await remove()
+  }
+}
+
+async function makeRepo(root) {
+  await mkdir(root, { recursive: true })
+  await exec('git', ['init', '-q', '-b', 'main'], { cwd: root })
+  await exec('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '--allow-empty', '-m', 'bench'], { cwd: root })
+  return root
+}
+
+/** tasks.json as the daemon writes it, for tasks made by `task(n)`. */
+function storeOf(count, task) {
+  const tasks = Array.from({ length: count }, (_, n) => ({
+    name: `task ${n}`,
+    prompt: 'bench',
+    cron_expr: '',
+    watch_cmd: '',
+    target_session: '',
+    max_concurrent_runs: 0,
+    on_complete: '',
+    project_path: '',
+    repo_id: '',
+    program: '',
+    enabled: true,
+    dropped_events: 0,
+    audit: [{ at: '2026-01-01T00:00:00.000Z', actor: 'api', op: 'add' }],
+    ...task(n),
+  }))
+  return `${JSON.stringify({ store_generation: count, tasks, runs: [] })}\n`
+}
+
+/** A daemon in UTC (cron uses the local zone) whose clock starts at `clockStart`, over `tasks.json`. */
+function daemonWith(store, clockStart) {
+  return startDaemon({
+    env: { TZ: 'UTC', ...(clockStart ? { SVC_CLOCK_START: clockStart } : {}) },
+    prepare: (paths) => writeFile(paths.tasks, store),
+  })
+}
+
+async function withDaemon(daemon, work) {
+  try {
+    return await work(daemon)
+  } finally {
+    await daemon.stop()
+  }
+}
+
+const listRoute = { method: 'POST', path: '/v1/ListTasks', body: '{}' }
+
+/**
+ * Two stores of 1,000 enabled cron tasks: yearly schedules (health is one occurrence
+ * check each), and every-minute-between-midnight-and-3am schedules read at 03:30 with
+ * no run since midnight (each counts 100+ missed occurrences, the cap: the worst case).
+ */
+async function listTasks() {
+  const yearly = storeOf(STORED, (n) => ({
+    id: `y${n}`,
+    cron_expr: `${n % 60} ${n % 24} ${1 + (n % 28)} ${1 + (n % 12)} *`,
+    created_at: '2026-01-01T00:00:00.000Z',
+  }))
+  const behind = storeOf(STORED, (n) => ({ id: `m${n}`, cron_expr: '* 0-2 * * *', created_at: '2026-01-01T00:00:00.000Z' }))
+  const rows = []
+  for (const [label, store, clock] of [
+    ['yearly schedules', yearly, '2026-06-01T12:00:00Z'],
+    ['3 h behind, missed count capped', behind, '2026-01-01T03:30:00Z'],
+  ]) {
+    await withDaemon(await daemonWith(store, clock), async (daemon) => {
+      const first = await latencies(daemon.client, listRoute, 1)
+      const times = await latencies(daemon.client, listRoute, LISTS)
+      rows.push([label, `p50 ${fmt.ms(percentile(times, 50))}  p99 ${fmt.ms(percentile(times, 99))}  (first read ${fmt.ms(first[0])})`])
+    })
+  }
+  report(`ListTasks with ${STORED.toLocaleString('en-US')} tasks, ${LISTS} sequential reads`, rows)
+}
+
+async function addTasks() {
+  await withTempDir(async (dir) => {
+    const repo = await makeRepo(join(dir, 'repo'))
+    await withDaemon(await daemonWith(storeOf(0, () => ({}))), async (daemon) => {
+      const body = JSON.stringify({ task: { cron_expr: '0 0 1 1 *', prompt: 'bench', project_path: repo } })
+      const seconds = Math.max(2, SECONDS)
+      const rps = await throughput(daemon.paths.socket, { method: 'POST', path: '/v1/AddTask', body, connections: CLIENTS, seconds })
+      const { tasks } = await daemon.client.call('ListTasks')
+      report(`AddTask from ${CLIENTS} concurrent clients for ${seconds}s (each a locked, fsync'd write of tasks.json)`, [
+        ['throughput', fmt.rps(rps)],
+        ['tasks stored', tasks.length.toLocaleString('en-US')],
+      ])
+    })
+  })
+}
+
+/**
+ * 200 every-minute tasks and a clock three seconds before a minute boundary. The runs are
+ * made cheap on purpose: their project directory does not exist, so each run fails at
+ * once in sessions instead of creating 200 worktrees; what is measured is the scheduler:
+ * last_run_at is stamped when the timer hands the task to its run, before the session call.
+ */
+async function cronLateness() {
+  const store = storeOf(FIRING, (n) => ({
+    id: `c${n}`,
+    cron_expr: '* * * * *',
+    project_path: '/nonexistent/svc-bench',
+    created_at: '2026-01-01T00:00:50.000Z',
+  }))
+  await withDaemon(await daemonWith(store, '2026-01-01T00:00:57.000Z'), async (daemon) => {
+    const due = Date.parse('2026-01-01T00:01:00.000Z')
+    const { tasks } = await waitUntil(daemon, (list) => list.tasks.every((task) => task.last_run_at), 20_000)
+    const late = tasks.map((task) => Date.parse(task.last_run_at) - due).sort((a, b) => a - b)
+    report(`Cron firing lateness, ${FIRING} tasks due at one minute boundary (fire stamp minus due instant)`, [
+      ['p50', fmt.ms(percentile(late, 50))],
+      ['p99', `${fmt.ms(percentile(late, 99))}  (target < 100 ms)`],
+      ['max', fmt.ms(late.at(-1))],
+    ])
+  })
+}
+
+/**
+ * A watch command that prints one line each time the bench creates a file, and writes
+ * down the instant it printed it. The line becomes a prompt handed to sessions (the run's
+ * last_run_at is stamped then); the project directory is not a git checkout, so the run
+ * itself fails at once and the figure stays the watcher's own.
+ */
+async function watchLatency() {
+  await withTempDir(async (dir) => {
+    const trigger = join(dir, 'go')
+    const printed = join(dir, 'printed')
+    const watch_cmd = `while :; do if [ -e go ]; then rm go; t=$(date +%s%3N); echo $t > printed; echo "line $t"; fi; sleep 0.002; done`
+    const store = storeOf(1, () => ({ id: 'w', watch_cmd, prompt: 'handle {{line}}', project_path: dir, created_at: '2026-01-01T00:00:00.000Z' }))
+    await withDaemon(await daemonWith(store), async (daemon) => {
+      const times = []
+      let last = ''
+      for (let n = 0; n < LINES; n++) {
+        await writeFile(trigger, '')
+        const [task] = (await waitUntil(daemon, (list) => list.tasks[0].last_run_at && list.tasks[0].last_run_at !== last, 10_000)).tasks
+        last = task.last_run_at
+        times.push(Date.parse(task.last_run_at) - Number(await readFile(printed, 'utf8')))
+      }
+      times.sort((a, b) => a - b)
+      report(`Watch line to prompt, ${LINES} lines (the line's print instant to the run's stamp, 1 ms resolution)`, [
+        ['p50', fmt.ms(percentile(times, 50))],
+        ['p99', fmt.ms(percentile(times, 99))],
+      ])
+    })
+  })
+}
+
+async function waitUntil(daemon, accept, timeoutMs) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const list = await daemon.client.call('ListTasks')
+    if (accept(list)) return list
+    if (Date.now() > deadline) throw new Error('bench: condition not met in time')
+    await sleep(20)
+  }
+}
+
+export async function run() {
+  await listTasks()
+  await addTasks()
+  await cronLateness()
+  await watchLatency()
+}
