@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { startDaemon, tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { makeRepo, startSessionDaemon } from './sessions-kit.js'
+import { makeRepo, paneText, session, startSessionDaemon } from './sessions-kit.js'
 
 const homes = tempHomes()
 afterAll(homes.release)
@@ -63,7 +63,7 @@ it('derives next run, missed occurrences, overdue, unschedulable and unassessabl
   expect((await byId(daemon)).tenmin).toMatchObject({ unassessable: true, missed_occurrences: 0, overdue: false })
 })
 
-it('fires an every-minute task at the minute boundary through the real scheduler', async () => {
+it('fires an every-minute task at the minute boundary through the real scheduler, into a spawned session', async () => {
   const dir = await homes.make()
   const repo = await makeRepo(dir)
   const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env: { SVC_CLOCK_START: '2026-01-01T00:00:57.500Z' } })
@@ -76,7 +76,10 @@ it('fires an every-minute task at the minute boundary through the real scheduler
   expect(lateness).toBeGreaterThanOrEqual(0)
   expect(lateness).toBeLessThan(1000)
   expect(fired).toMatchObject({ next_run_at: '2026-01-01T00:02:00.000Z', missed_occurrences: 0, overdue: false })
-  expect(fired.last_run_status).toBeTruthy()
+  // The run spawned a session named from the task, and the prompt reached its agent.
+  expect(fired.last_run_status).toBe('spawned tick')
+  const spawned = await session(daemon, 'tick')
+  await waitFor(() => paneText(daemon.home, spawned.tabs[0]?.tmux_name as string).includes('received: tick'))
   const log = await readFile(daemon.paths.log, 'utf8')
   expect(log).toContain('"msg":"cron task fired"')
   expect(log).toContain('"due":"2026-01-01T00:01:00.000Z"')
