@@ -2,11 +2,11 @@
 // clients, how late the scheduler fires 200 tasks due at one minute boundary, and how
 // long a watch command's output line takes to become a prompt handed to sessions.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fmt, latencies, onInterrupt, percentile, report, SECONDS, startDaemon, throughput } from './harness.mjs'
+import { fmt, latencies, percentile, report, SECONDS, startDaemon, throughput } from './harness.mjs'
 
 const exec = promisify(execFile)
 const STORED = 1000
@@ -15,42 +15,9 @@ const CLIENTS = 20
 const FIRING = 200
 const LINES = 50
 
-/** A scratch directory removed after `work`, whatever happens. */
-async function withTempDir(work) {
-  const dir = await mkdtemp('/tmp/svc-bench-')
-  const remove = onInterrupt(() => rm(dir, { recursive: true, force: true }))
-  try {
-    return await work(dir)
-  } finally {
-    await remove()
-  }
-}
-
-async function makeRepo(root) {
-  await mkdir(root, { recursive: true })
-  await exec('git', ['init', '-q', '-b', 'main'], { cwd: root })
-  await exec('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-q', '--allow-empty', '-m', 'bench'], { cwd: root })
-  return root
-}
-
-/** tasks.json as the daemon writes it, for tasks made by `task(n)`. */
+/** tasks.json holding `count` enabled tasks made by `task(n)`; the daemon fills in the fields left out. */
 function storeOf(count, task) {
-  const tasks = Array.from({ length: count }, (_, n) => ({
-    name: `task ${n}`,
-    prompt: 'bench',
-    cron_expr: '',
-    watch_cmd: '',
-    target_session: '',
-    max_concurrent_runs: 0,
-    on_complete: '',
-    project_path: '',
-    repo_id: '',
-    program: '',
-    enabled: true,
-    dropped_events: 0,
-    audit: [{ at: '2026-01-01T00:00:00.000Z', actor: 'api', op: 'add' }],
-    ...task(n),
-  }))
+  const tasks = Array.from({ length: count }, (_, n) => ({ name: `task ${n}`, prompt: 'bench', enabled: true, ...task(n) }))
   return `${JSON.stringify({ store_generation: count, tasks, runs: [] })}\n`
 }
 
@@ -99,18 +66,17 @@ async function listTasks() {
 }
 
 async function addTasks() {
-  await withTempDir(async (dir) => {
-    const repo = await makeRepo(join(dir, 'repo'))
-    await withDaemon(await daemonWith(storeOf(0, () => ({}))), async (daemon) => {
-      const body = JSON.stringify({ task: { cron_expr: '0 0 1 1 *', prompt: 'bench', project_path: repo } })
-      const seconds = Math.max(2, SECONDS)
-      const rps = await throughput(daemon.paths.socket, { method: 'POST', path: '/v1/AddTask', body, connections: CLIENTS, seconds })
-      const { tasks } = await daemon.client.call('ListTasks')
-      report(`AddTask from ${CLIENTS} concurrent clients for ${seconds}s (each a locked, fsync'd write of tasks.json)`, [
-        ['throughput', fmt.rps(rps)],
-        ['tasks stored', tasks.length.toLocaleString('en-US')],
-      ])
-    })
+  await withDaemon(await daemonWith(storeOf(0, () => ({}))), async (daemon) => {
+    const repo = join(daemon.home, 'repo')
+    await exec('git', ['init', '-q', repo])
+    const body = JSON.stringify({ task: { cron_expr: '0 0 1 1 *', prompt: 'bench', project_path: repo } })
+    const seconds = Math.max(2, SECONDS)
+    const rps = await throughput(daemon.paths.socket, { method: 'POST', path: '/v1/AddTask', body, connections: CLIENTS, seconds })
+    const { tasks } = await daemon.client.call('ListTasks')
+    report(`AddTask from ${CLIENTS} concurrent clients for ${seconds}s (each a locked, fsync'd write of tasks.json)`, [
+      ['throughput', fmt.rps(rps)],
+      ['tasks stored', tasks.length.toLocaleString('en-US')],
+    ])
   })
 }
 
@@ -142,30 +108,35 @@ async function cronLateness() {
 /**
  * A watch command that prints one line each time the bench creates a file, and writes
  * down the instant it printed it. The line becomes a prompt handed to sessions (the run's
- * last_run_at is stamped then); the project directory is not a git checkout, so the run
- * itself fails at once and the figure stays the watcher's own.
+ * last_run_at is stamped then); its directory is not a git checkout, so the run itself
+ * fails at once and the figure stays the watcher's own.
  */
 async function watchLatency() {
-  await withTempDir(async (dir) => {
-    const trigger = join(dir, 'go')
-    const printed = join(dir, 'printed')
-    const watch_cmd = `while :; do if [ -e go ]; then rm go; t=$(date +%s%3N); echo $t > printed; echo "line $t"; fi; sleep 0.002; done`
-    const store = storeOf(1, () => ({ id: 'w', watch_cmd, prompt: 'handle {{line}}', project_path: dir, created_at: '2026-01-01T00:00:00.000Z' }))
-    await withDaemon(await daemonWith(store), async (daemon) => {
-      const times = []
-      let last = ''
-      for (let n = 0; n < LINES; n++) {
-        await writeFile(trigger, '')
-        const [task] = (await waitUntil(daemon, (list) => list.tasks[0].last_run_at && list.tasks[0].last_run_at !== last, 10_000)).tasks
-        last = task.last_run_at
-        times.push(Date.parse(task.last_run_at) - Number(await readFile(printed, 'utf8')))
-      }
-      times.sort((a, b) => a - b)
-      report(`Watch line to prompt, ${LINES} lines (the line's print instant to the run's stamp, 1 ms resolution)`, [
-        ['p50', fmt.ms(percentile(times, 50))],
-        ['p99', fmt.ms(percentile(times, 99))],
-      ])
-    })
+  const watch_cmd = 'while :; do if [ -e go ]; then rm go; t=$(date +%s%3N); echo $t > printed; echo "line $t"; fi; sleep 0.002; done'
+  let dir = ''
+  const daemon = await startDaemon({
+    env: { TZ: 'UTC' },
+    // The watch command's directory sits in the daemon's home, so it goes with it.
+    prepare: async (paths) => {
+      dir = join(paths.home, 'watched')
+      await mkdir(dir)
+      await writeFile(paths.tasks, storeOf(1, () => ({ id: 'w', watch_cmd, prompt: 'handle {{line}}', project_path: dir })))
+    },
+  })
+  await withDaemon(daemon, async () => {
+    const times = []
+    let last = ''
+    for (let n = 0; n < LINES; n++) {
+      await writeFile(join(dir, 'go'), '')
+      const [task] = (await waitUntil(daemon, (list) => list.tasks[0].last_run_at && list.tasks[0].last_run_at !== last, 10_000)).tasks
+      last = task.last_run_at
+      times.push(Date.parse(task.last_run_at) - Number(await readFile(join(dir, 'printed'), 'utf8')))
+    }
+    times.sort((a, b) => a - b)
+    report(`Watch line to prompt, ${LINES} lines (the line's print instant to the run's stamp, 1 ms resolution)`, [
+      ['p50', fmt.ms(percentile(times, 50))],
+      ['p99', fmt.ms(percentile(times, 99))],
+    ])
   })
 }
 

@@ -114,29 +114,20 @@ export function tasksCommand(program: Command): void {
       reply(command, response, `updated task ${id} (${response.task.arming})`)
     })
 
-  tasks
-    .command('remove <id>')
-    .description('remove a task (its watch command is stopped first)')
-    .option(...EXPECT)
-    .action(async (id: string, options: { expectProject?: string }, command: Command) => {
-      reply(command, await callDaemon(resolvePaths(), 'RemoveTask', byId(id, options)), `removed task ${id}`)
-    })
-
-  tasks
-    .command('trigger <id>')
-    .description('run an enabled cron task now, as its schedule would')
-    .option(...EXPECT)
-    .action(async (id: string, options: { expectProject?: string }, command: Command) => {
-      reply(command, await callDaemon(resolvePaths(), 'TriggerTask', byId(id, options)), `triggered task ${id}`)
-    })
-
-  tasks
-    .command('restart <id>')
-    .description('restart an enabled watch task\'s command (the old one is gone before the new one starts)')
-    .option(...EXPECT)
-    .action(async (id: string, options: { expectProject?: string }, command: Command) => {
-      reply(command, await callDaemon(resolvePaths(), 'RestartTask', byId(id, options)), `restarted task ${id}`)
-    })
+  const byIdCommands = [
+    ['remove', 'RemoveTask', 'remove a task (its watch command is stopped first)', 'removed'],
+    ['trigger', 'TriggerTask', 'run an enabled cron task now, as its schedule would', 'triggered'],
+    ['restart', 'RestartTask', "restart an enabled watch task's command (the old one is gone before the new one starts)", 'restarted'],
+  ] as const
+  for (const [name, route, description, done] of byIdCommands) {
+    tasks
+      .command(`${name} <id>`)
+      .description(description)
+      .option(...EXPECT)
+      .action(async (id: string, options: { expectProject?: string }, command: Command) => {
+        reply(command, await callDaemon(resolvePaths(), route, byId(id, options)), `${done} task ${id}`)
+      })
+  }
 
   tasks
     .command('on-complete')
