@@ -52,6 +52,27 @@ export interface TaskDocument {
 
 export const EMPTY_DOCUMENT: TaskDocument = { store_generation: 0, tasks: [], runs: [] }
 
+/** What a stored field left out means; a stored task without `enabled` is off. */
+export const TASK_DEFAULTS: TaskRecord = {
+  id: '',
+  name: '',
+  prompt: '',
+  cron_expr: '',
+  watch_cmd: '',
+  target_session: '',
+  max_concurrent_runs: 0,
+  on_complete: '',
+  project_path: '',
+  repo_id: '',
+  program: '',
+  enabled: false,
+  dropped_events: 0,
+  audit: [],
+}
+
+/** Every field a stored task may carry. */
+export const STORED_FIELDS = [...Object.keys(TASK_DEFAULTS), 'created_at', 'last_run_at', 'last_run_status'] as Array<keyof TaskRecord>
+
 /** The fields a client edits; UpdateTask patches only these. */
 export const EDITABLE_FIELDS = [
   'name',
@@ -65,8 +86,6 @@ export const EDITABLE_FIELDS = [
   'program',
   'enabled',
 ] as const
-export type EditableField = (typeof EDITABLE_FIELDS)[number]
-export type TaskEdits = Partial<Record<EditableField, unknown>> & Partial<Pick<TaskRecord, EditableField>>
 
 export type TaskKind = 'cron' | 'watch' | 'none'
 

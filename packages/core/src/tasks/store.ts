@@ -5,7 +5,7 @@ import { TaskInput } from '@svc/protocol'
 import { CorruptFile } from '../errors.js'
 import { writeFileDurable } from '../infra/durable.js'
 import { withFileLock } from '../infra/filelock.js'
-import { EMPTY_DOCUMENT, ON_COMPLETE, type OnComplete, type TaskDocument, type TaskRecord } from './record.js'
+import { EMPTY_DOCUMENT, ON_COMPLETE, STORED_FIELDS, TASK_DEFAULTS, type TaskDocument, type TaskRecord } from './record.js'
 
 const RunShape = Type.Object({
   session_id: Type.String(),
@@ -38,31 +38,15 @@ function corrupt(path: string, problem: string): CorruptFile {
   return new CorruptFile(`${path}: ${problem}; the daemon keeps the file as it is and refuses task operations until you fix it or move it aside`)
 }
 
+/** A stored task with what it left out filled in; its field types are already checked. */
 function recordOf(raw: Record<string, unknown>, path: string): TaskRecord {
-  const text = (key: string) => (typeof raw[key] === 'string' ? (raw[key] as string) : '')
-  const onComplete = text('on_complete') === 'keep' ? '' : text('on_complete')
-  if (!ON_COMPLETE.some((option) => option.value === onComplete)) {
-    throw corrupt(path, `task ${text('id')} has on_complete "${onComplete}"`)
+  const record = structuredClone(TASK_DEFAULTS) as unknown as Record<string, unknown>
+  for (const field of STORED_FIELDS) if (raw[field] !== undefined) record[field] = raw[field]
+  if (record.on_complete === 'keep') record.on_complete = ''
+  if (!ON_COMPLETE.some((option) => option.value === record.on_complete)) {
+    throw corrupt(path, `task ${record.id} has on_complete "${record.on_complete}"`)
   }
-  return {
-    id: text('id'),
-    name: text('name'),
-    prompt: text('prompt'),
-    cron_expr: text('cron_expr'),
-    watch_cmd: text('watch_cmd'),
-    target_session: text('target_session'),
-    max_concurrent_runs: (raw.max_concurrent_runs as number | undefined) ?? 0,
-    on_complete: onComplete as OnComplete,
-    project_path: text('project_path'),
-    repo_id: text('repo_id'),
-    program: text('program'),
-    enabled: raw.enabled === true,
-    ...(raw.created_at ? { created_at: text('created_at') } : {}),
-    ...(raw.last_run_at ? { last_run_at: text('last_run_at') } : {}),
-    ...(raw.last_run_status ? { last_run_status: text('last_run_status') } : {}),
-    dropped_events: (raw.dropped_events as number | undefined) ?? 0,
-    audit: (raw.audit as TaskRecord['audit'] | undefined) ?? [],
-  }
+  return record as unknown as TaskRecord
 }
 
 /** Parses tasks.json; anything unusable is a CorruptFile naming the file and the problem. */

@@ -19,7 +19,7 @@ import { Automation } from './automation.js'
 import { healthOf, MISSED_CAP } from './health.js'
 import { MissedOccurrences } from './missed.js'
 import { OutcomeWriter } from './outcomes.js'
-import { EMPTY_DOCUMENT, kindOf, ON_COMPLETE, type TaskDocument, type TaskRecord, type TaskWire } from './record.js'
+import { EMPTY_DOCUMENT, kindOf, ON_COMPLETE, TASK_DEFAULTS, type TaskDocument, type TaskRecord, type TaskWire } from './record.js'
 import { Runs } from './runs.js'
 import { TaskStore, type Loaded } from './store.js'
 import { actorOf, checkExpect, checkTask, editsOf, merged, resolveProject, type ExpectT } from './validate.js'
@@ -125,7 +125,8 @@ export class Tasks implements TaskGuard {
     const now = this.options.clock.now().toISOString()
     const draft = merged(
       {
-        ...structuredClone(EMPTY_TASK),
+        ...structuredClone(TASK_DEFAULTS),
+        enabled: true,
         id: input.id ?? randomBytes(4).toString('hex'),
         created_at: now,
         audit: [{ at: now, actor: who, op: 'add' }],
@@ -314,23 +315,6 @@ export class Tasks implements TaskGuard {
     // Object.assign, not a spread: five times faster here, which 1,000 tasks per read feel.
     return Object.assign({}, task, health, { ordinal, store_generation: doc.store_generation })
   }
-}
-
-const EMPTY_TASK: TaskRecord = {
-  id: '',
-  name: '',
-  prompt: '',
-  cron_expr: '',
-  watch_cmd: '',
-  target_session: '',
-  max_concurrent_runs: 0,
-  on_complete: '',
-  project_path: '',
-  repo_id: '',
-  program: '',
-  enabled: true,
-  dropped_events: 0,
-  audit: [],
 }
 
 function required<T>(value: T | undefined, name: string): T {
