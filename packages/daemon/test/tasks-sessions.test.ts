@@ -124,7 +124,7 @@ it('holds the excess in a bounded queue and counts what overflows in dropped_eve
 // Known bug in sessions (reported): the first poll after a restart has no pane baseline,
 // takes the busy pane as unchanged and settles the session at once, so on_complete kills
 // it while its agent still works. Remove `.fails` once sessions establish a baseline first.
-it.fails('completes a run spawned before a daemon restart: the stored run is adopted and on_complete applies when it settles', async () => {
+it('completes a run spawned before a daemon restart: the stored run is adopted and on_complete applies when it settles', async () => {
   const dir = await homes.make()
   const own = await makeRepo(dir)
   const home = join(dir, 'svc')

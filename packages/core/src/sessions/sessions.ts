@@ -731,6 +731,8 @@ export class Sessions {
       await this.save(record)
       return
     }
+    // One look is no evidence: a busy agent seen first after a restart is not "settled".
+    if (sighting.first) return
     if (sighting.changed) {
       this.transition(record, 'running')
       record.last_pane_churn_at = this.now.toISOString()

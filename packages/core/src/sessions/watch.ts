@@ -5,7 +5,8 @@ import { normalizePane } from './delivery.js'
 export type Sighting =
   | { kind: 'gone' }
   | { kind: 'dead'; exitStatus: number | undefined; lastWords: string }
-  | { kind: 'alive'; changed: boolean; attached: boolean; text: string }
+  /** `first`: no earlier look to compare with (a fresh daemon, a respawned pane), so nothing is known yet. */
+  | { kind: 'alive'; first: boolean; changed: boolean; attached: boolean; text: string }
 
 interface Baseline {
   hash: string
@@ -49,12 +50,18 @@ export class PaneWatch {
       const previous = this.baselines.get(name)
       const text = captured.get(name)
       if (text === undefined) {
-        sightings.set(name, { kind: 'alive', changed: false, attached: pane.attached, text: previous?.text ?? '' })
+        sightings.set(name, { kind: 'alive', first: previous === undefined, changed: false, attached: pane.attached, text: previous?.text ?? '' })
         continue
       }
       const hash = hashOf(text)
       this.baselines.set(name, { hash, text })
-      sightings.set(name, { kind: 'alive', changed: previous !== undefined && previous.hash !== hash, attached: pane.attached, text })
+      sightings.set(name, {
+        kind: 'alive',
+        first: previous === undefined,
+        changed: previous !== undefined && previous.hash !== hash,
+        attached: pane.attached,
+        text,
+      })
     }
     return sightings
   }
