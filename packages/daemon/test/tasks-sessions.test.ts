@@ -121,9 +121,6 @@ it('holds the excess in a bounded queue and counts what overflows in dropped_eve
   expect((await titles()).filter((title) => title.startsWith('flood'))).toEqual(['flood'])
 })
 
-// Known bug in sessions (reported): the first poll after a restart has no pane baseline,
-// takes the busy pane as unchanged and settles the session at once, so on_complete kills
-// it while its agent still works. Remove `.fails` once sessions establish a baseline first.
 it('completes a run spawned before a daemon restart: the stored run is adopted and on_complete applies when it settles', async () => {
   const dir = await homes.make()
   const own = await makeRepo(dir)
