@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { Refused } from '../errors.js'
+import { MutationCommitted, Refused } from '../errors.js'
 import type { SessionPort } from '../tasks-port.js'
 import type { OutcomeWriter } from './outcomes.js'
 import type { RunRecord, TaskRecord } from './record.js'
@@ -96,7 +96,10 @@ export class Runs {
       await this.outcomes.record({ task_id: task.id, last_run_at, last_run_status: `failed: ${message}` }).catch(() => {})
       throw error
     }
-    await this.outcomes.record({ task_id: task.id, last_run_at, last_run_status: status, ...(started ? { started } : {}) })
+    await this.outcomes.record({ task_id: task.id, last_run_at, last_run_status: status, ...(started ? { started } : {}) }).catch((error: Error) => {
+      // The run happened: a caller must not take this for a run that did not, nor retry it.
+      throw new MutationCommitted(`task ${task.id} ran (${status}), but recording the run failed: ${error.message}`)
+    })
   }
 
   private settled(sessionId: string, how: 'settled' | 'removed'): void {
