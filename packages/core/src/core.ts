@@ -32,7 +32,7 @@ export class Core {
   ) {
     this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, env })
     this.projects = new Projects(paths, config, this.sessions)
-    this.tasks = new Tasks({ path: paths.tasks, config, log, clock })
+    this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env })
     // Sessions and tasks need each other: tasks drive sessions, sessions ask tasks before archiving.
     this.tasks.attach(sessionPort(this.sessions))
     this.sessions.setGuard(this.tasks)

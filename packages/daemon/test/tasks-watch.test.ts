@@ -144,3 +144,40 @@ it('leaves no process of a watch command behind when the daemon stops', async ()
     .filter((line) => Number(line.trim().split(/\s+/)[0]) === group && !line.trim().split(/\s+/)[1]?.startsWith('Z'))
   expect(members).toEqual([])
 })
+
+it('reaps at the next start the watch commands of a daemon killed with SIGKILL', async () => {
+  const home = await homes.make()
+  const killed = await startDaemon({ home })
+  const mark = randomBytes(6).toString('hex')
+  await killed.client.call('AddTask', { task: { id: 'survivor', watch_cmd: quiet(mark), project_path: repo } })
+  const [before] = await waitFor(() => (marked(mark).length >= 2 ? groups(marked(mark)) : undefined))
+  await killed.stop('SIGKILL')
+  expect(groups(marked(mark))).toEqual([before])
+
+  // The next daemon stops the orphaned group before starting exactly one new watcher.
+  const next = await startDaemon({ home })
+  const after = await waitFor(() => {
+    const now = groups(marked(mark))
+    return now.length === 1 && now[0] !== before ? now : undefined
+  })
+  expect(after).toHaveLength(1)
+  await next.stop()
+  expect(marked(mark)).toEqual([])
+})
+
+it('gives watch commands the filtered environment, like panes', async () => {
+  const own = await startDaemon({
+    home: await homes.make(),
+    env: { SVC_TEST_SECRET: 'hunter2', PASSED_NAME: 'passed-through' },
+    config: { network: { listen_addr: '' }, session_env_passthrough: ['PASSED_NAME'] },
+  })
+  const dump = join(dir, `watch-env-${randomBytes(4).toString('hex')}.json`)
+  await own.client.call('AddTask', {
+    task: { id: 'env', watch_cmd: `node -e 'require("fs").writeFileSync("${dump}", JSON.stringify(process.env))'; sleep 300`, project_path: repo },
+  })
+  const env = await waitFor(async () => JSON.parse(await readFile(dump, 'utf8').catch(() => 'null')) ?? undefined)
+  expect(env.PASSED_NAME).toBe('passed-through')
+  expect(env.PATH).toBe(process.env.PATH)
+  expect(env).not.toHaveProperty('SVC_TEST_SECRET')
+  await own.stop()
+})

@@ -7,7 +7,7 @@ import { kindOf, type TaskRecord } from './record.js'
 import { renderPrompt, type Runs } from './runs.js'
 import { CronScheduler } from './scheduler.js'
 import { WatchQueue } from './watch-queue.js'
-import { Watcher } from './watcher.js'
+import { Watcher, type WatchRuntime } from './watcher.js'
 
 interface Watch {
   watcher: Watcher
@@ -40,6 +40,7 @@ export class Automation {
     private readonly runs: Runs,
     private readonly outcomes: OutcomeWriter,
     private readonly taskOf: (id: string) => TaskRecord | undefined,
+    private readonly watchRuntime: WatchRuntime,
     private readonly log: Logger,
   ) {
     this.scheduler = new CronScheduler(
@@ -148,6 +149,7 @@ export class Automation {
           this.log.warn({ task: id, reason }, 'watch command stopped')
           void this.outcomes.record({ task_id: id, last_run_status: reason }).catch(() => {})
         },
+        this.watchRuntime,
         this.log,
       ),
     }

@@ -5,8 +5,8 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 
 /** `$SHELL -c command` in `cwd`, as the leader of a new process group, so the whole tree can be stopped. */
-export function spawnGroup(command: string, cwd: string): ChildProcess {
-  return spawn(process.env.SHELL || '/bin/sh', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnGroup(command: string, cwd: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(env.SHELL || '/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -22,7 +22,7 @@ async function engine(): Promise<Tasks> {
   dir = await mkdtemp('/tmp/svc-')
   execFileSync('git', ['init', '-q', dir])
   const config = { get: () => 1000 } as unknown as Config
-  opened = new Tasks({ path: join(dir, 'tasks.json'), config, log: pino({ level: 'silent' }), clock: systemClock })
+  opened = new Tasks({ path: join(dir, 'tasks.json'), config, log: pino({ level: 'silent' }), clock: systemClock, env: process.env })
   return opened
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { watch, type FSWatcher } from 'node:fs'
-import { basename, dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
 import type {
@@ -15,7 +15,9 @@ import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused } fro
 import type { Clock } from '../infra/clock.js'
 import { SerialQueue } from '../serial.js'
 import type { SessionPort, TaskGuard } from '../tasks-port.js'
+import { paneEnvironment } from '../infra/env.js'
 import { Automation } from './automation.js'
+import { WatchLedger } from './ledger.js'
 import { healthOf, MISSED_CAP } from './health.js'
 import { MissedOccurrences } from './missed.js'
 import { OutcomeWriter } from './outcomes.js'
@@ -34,6 +36,8 @@ export interface TasksOptions {
   config: Config
   log: Logger
   clock: Clock
+  /** The daemon's environment; watch commands see the same filtered copy as panes. */
+  env: NodeJS.ProcessEnv
 }
 
 /**
@@ -47,6 +51,7 @@ export class Tasks implements TaskGuard {
   private readonly outcomes: OutcomeWriter
   private readonly runs: Runs
   private readonly automation: Automation
+  private readonly ledger: WatchLedger
   private loaded: Loaded = { doc: structuredClone(EMPTY_DOCUMENT), version: 'absent' }
   /** Set while tasks.json cannot be used: every operation reports it until the file is fixed. */
   private broken: CorruptFile | undefined
@@ -59,10 +64,15 @@ export class Tasks implements TaskGuard {
   constructor(private readonly options: TasksOptions) {
     const { path, log, clock } = options
     this.store = new TaskStore(path)
+    this.ledger = new WatchLedger(join(dirname(path), 'watchers.json'), log)
     this.outcomes = new OutcomeWriter(this.store, (loaded) => this.adopt(loaded))
     const taskOf = (id: string) => this.loaded.doc.tasks.find((task) => task.id === id)
     this.runs = new Runs(this.outcomes, taskOf, (taskId) => this.automation.runEnded(taskId), log)
-    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, log)
+    const runtime = {
+      env: () => paneEnvironment(options.env, undefined, options.config.get('session_env_passthrough')),
+      ledger: this.ledger,
+    }
+    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log)
   }
 
   /** Connects the sessions that task runs go through; until then runs and target checks are refused. */
@@ -74,6 +84,7 @@ export class Tasks implements TaskGuard {
   async restore(): Promise<void> {
     await this.current().catch((error: Error) => this.options.log.error({ err: error }, 'tasks not restored'))
     this.runs.adopt(this.loaded.doc.runs)
+    await this.ledger.reap()
     await this.ops.run(() => this.reconcile())
     // Count missed occurrences now, a few tasks at a time, so the first ListTasks does
     // not block the event loop on a store of tasks long behind schedule.
@@ -100,6 +111,7 @@ export class Tasks implements TaskGuard {
     await this.ops.idle()
     await this.automation.close()
     await this.outcomes.idle()
+    await this.ledger.idle()
   }
 
   enabledTargeting(title: string, repoId: string): string[] {

@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
+import type { WatchLedger } from './ledger.js'
 import { spawnGroup, stopGroup } from './process-group.js'
+
+/** What every watch command runs with. */
+export interface WatchRuntime {
+  /** The filtered environment (the panes' allowlist and session_env_passthrough), read at each start. */
+  env(): NodeJS.ProcessEnv
+  ledger: WatchLedger
+}
 
 /** How a crashing watch command is restarted: doubling backoff, and a give-up after a streak of failures. */
 export const WATCH_RESTART = {
@@ -49,6 +57,7 @@ export class Watcher {
     readonly cwd: string,
     private readonly line: (text: string) => void,
     private readonly ended: (reason: string) => void,
+    private readonly runtime: WatchRuntime,
     private readonly log: Logger,
   ) {
     this.supervised = this.supervise().catch((error: Error) => this.log.error({ err: error, command }, 'watch supervision failed'))
@@ -79,7 +88,8 @@ export class Watcher {
 
   /** One run of the command, until it exits or the watcher stops; its whole group is gone when this resolves. */
   private async runOnce(): Promise<{ exit: Exit; stderr: string }> {
-    const child = spawnGroup(this.command, this.cwd)
+    const child = spawnGroup(this.command, this.cwd, this.runtime.env())
+    if (child.pid !== undefined) this.runtime.ledger.add(child.pid, this.command)
     let stderr = ''
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)))
     createInterface({ input: child.stdout!, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (text) => {
@@ -94,7 +104,10 @@ export class Watcher {
     await Promise.race([exited, stopped])
     // On a stop the whole tree goes; on an exit, whatever the shell left behind, so a
     // restart never overlaps the old tree.
-    if (child.pid !== undefined) await stopGroup(child.pid)
+    if (child.pid !== undefined) {
+      await stopGroup(child.pid)
+      this.runtime.ledger.remove(child.pid)
+    }
     const exit = await exited
     return { exit, stderr }
   }
