@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES } from '@svc/protocol'
 import { cleanup, send, startDaemon, type TestDaemon } from './harness.js'
@@ -153,6 +154,24 @@ describe('the 16 MiB body cap', () => {
     expectRejected(reply, 413)
     expect(reply.json.error.message).toBe('request body exceeds 16777216-byte limit: Content-Length is 16777217 bytes')
     expect(await readFile(daemon.paths.config, 'utf8')).toBe(before)
+  })
+
+  it('answers 413 to a client that uploads the whole body, and keeps the connection usable', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const post = (body: string) =>
+      new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+        const req = request({ socketPath: daemon.paths.socket, method: 'POST', path: '/v1/SetConfigValue', agent }, (res) => {
+          res.resume()
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket }))
+        })
+        req.on('error', reject)
+        req.end(body)
+      })
+    const big = await post(padded('aider', MAX_BODY_BYTES + 1))
+    const next = await post(JSON.stringify({ key: 'default_program', value: 'codex' }))
+    agent.destroy()
+    expect([big.status, next.status]).toEqual([413, 200])
+    expect(next.socket).toBe(big.socket)
   })
 
   it('refuses an oversized chunked body with 413 too', async () => {

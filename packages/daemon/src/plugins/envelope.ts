@@ -39,6 +39,12 @@ export function mapError(error: FastifyError | Error, request: FastifyRequest): 
 export const envelope = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error, request, reply) => {
     const { status, error: body } = mapError(error as FastifyError, request)
+    if (status === 413) {
+      // Closing now would reset a client still uploading and could lose this answer:
+      // keep the connection, discard the rest of the body, and let the client read.
+      reply.removeHeader('connection')
+      request.raw.resume()
+    }
     return reply.code(status).send({ data: null, error: body })
   })
 
