@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths, type Client, type ServicePaths } from '@svc/protocol'
@@ -56,7 +56,11 @@ export function send(
     const headers = { ...options.headers }
     const chunked = Object.keys(headers).some((name) => name.toLowerCase() === 'transfer-encoding')
     if (options.body !== undefined && !chunked) headers['content-length'] = Buffer.byteLength(options.body)
-    const req = httpRequest({ ...target, method, path, headers, agent: false })
+    // Keep-alive, as real clients are: with `Connection: close` the server must hang up
+    // right after an early answer, racing the upload.
+    const agent = new Agent({ keepAlive: true })
+    const req = httpRequest({ ...target, method, path, headers, agent })
+    req.on('close', () => agent.destroy())
     req.on('error', (error: NodeJS.ErrnoException) => {
       // The server closing the connection on an early answer is not a failure of the request.
       if (!(answered && (error.code === 'EPIPE' || error.code === 'ECONNRESET'))) reject(error)
