@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { servicePaths } from '@svc/protocol'
-import { startDaemon, waitFor, type DaemonOptions, type TestDaemon } from './harness.js'
+import { startDaemon, waitFor, type DaemonOptions, type TestDaemon, type tempHomes } from './harness.js'
 
 export const FAKE_AGENT = fileURLToPath(new URL('./fixtures/fake-agent.mjs', import.meta.url))
 export const AGENT = `node ${FAKE_AGENT}`
@@ -31,6 +31,16 @@ export function startSessionDaemon(options: DaemonOptions & { settings?: Record<
       ...options.settings,
     },
   })
+}
+
+/** The usual fixture of a test file: a fresh directory with a repository, and a session daemon beside it. */
+export async function openSessionDaemon(
+  homes: ReturnType<typeof tempHomes>,
+  options: Parameters<typeof startSessionDaemon>[0] = {},
+): Promise<{ dir: string; repo: string; daemon: TestDaemon }> {
+  const dir = await homes.make()
+  const repo = await makeRepo(dir)
+  return { dir, repo, daemon: await startSessionDaemon({ home: join(dir, 'svc'), ...options }) }
 }
 
 export function tmuxSessions(home: string): string[] {

@@ -3,17 +3,13 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { branches, makeRepo, paneText, session, startSessionDaemon, tmuxSessions, waitForSession, worktrees } from './sessions-kit.js'
+import { branches, paneText, session, tmuxSessions, waitForSession, worktrees, openSessionDaemon } from './sessions-kit.js'
 
 const homes = tempHomes()
 let daemon: TestDaemon
 let repo: string
 
-beforeAll(async () => {
-  const dir = await homes.make()
-  repo = await makeRepo(dir)
-  daemon = await startSessionDaemon({ home: join(dir, 'svc') })
-})
+beforeAll(async () => ({ repo, daemon } = await openSessionDaemon(homes)))
 afterAll(homes.release)
 
 it('drives a fake agent through create, prompt, tabs, archive, restore and kill', async () => {

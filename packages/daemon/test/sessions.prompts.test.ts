@@ -1,19 +1,14 @@
 import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { servicePaths } from '@svc/protocol'
 import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { FAKE_AGENT, makeRepo, paneText, session, startSessionDaemon, tmux, waitForSession } from './sessions-kit.js'
+import { FAKE_AGENT, paneText, session, tmux, waitForSession, openSessionDaemon } from './sessions-kit.js'
 
 const homes = tempHomes()
 let daemon: TestDaemon
 let repo: string
 
-beforeAll(async () => {
-  const dir = await homes.make()
-  repo = await makeRepo(dir)
-  daemon = await startSessionDaemon({ home: join(dir, 'svc'), settings: { limit_retry_interval: '1s' } })
-})
+beforeAll(async () => ({ repo, daemon } = await openSessionDaemon(homes, { settings: { limit_retry_interval: '1s' } })))
 afterAll(homes.release)
 
 /** Creates a session and, unless its program draws nothing, waits for its first output. */

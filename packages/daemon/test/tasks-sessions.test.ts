@@ -4,17 +4,13 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { branches, makeRepo, paneText, session, startSessionDaemon, waitForSession, worktrees } from './sessions-kit.js'
+import { branches, makeRepo, paneText, session, startSessionDaemon, waitForSession, worktrees, openSessionDaemon } from './sessions-kit.js'
 
 const homes = tempHomes()
 let daemon: TestDaemon
 let repo: string
 
-beforeAll(async () => {
-  const dir = await homes.make()
-  repo = await makeRepo(dir)
-  daemon = await startSessionDaemon({ home: join(dir, 'svc') })
-})
+beforeAll(async () => ({ repo, daemon } = await openSessionDaemon(homes)))
 afterAll(homes.release)
 
 const task = async (id: string) => (await daemon.client.call('ListTasks')).tasks.find((candidate) => candidate.id === id)
