@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tempHomes, type TestDaemon } from './harness.js'
-import { branches, makeRepo, session, startSessionDaemon, tmuxSessions, worktrees } from './sessions-kit.js'
+import { branches, makeRepo, openSessionDaemon, session, tmuxSessions, worktrees } from './sessions-kit.js'
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -11,10 +11,9 @@ let repo: string
 let other: string
 
 beforeAll(async () => {
-  const dir = await homes.make()
-  repo = await makeRepo(dir)
-  other = await makeRepo(dir, 'other')
-  daemon = await startSessionDaemon({ home: join(dir, 'svc') })
+  const opened = await openSessionDaemon(homes)
+  ;({ repo, daemon } = opened)
+  other = await makeRepo(opened.dir, 'other')
 })
 afterAll(homes.release)
 
