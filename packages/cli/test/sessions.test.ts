@@ -42,9 +42,8 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  // Agents left by a failed step must not outlive the test.
+  // cleanup also ends the daemon's tmux server, so agents left by a failed step do not outlive the test.
   await daemon.stop()
-  if (tmuxSessions().length > 0) tmux('kill-server')
   await cleanup(dir)
 })
 

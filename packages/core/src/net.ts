@@ -28,3 +28,19 @@ export function isLoopbackHost(host: string): boolean {
   const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare
   return isIP(v4) === 4 && v4.startsWith('127.')
 }
+
+const loopbackByUrl = new Map<string, boolean>()
+
+/** The loopback rule for a URL (what the web-tab proxy applies), remembered per URL. */
+export function isLoopbackUrl(url: string): boolean {
+  let loopback = loopbackByUrl.get(url)
+  if (loopback === undefined) {
+    try {
+      loopback = isLoopbackHost(new URL(url).hostname)
+    } catch {
+      loopback = false
+    }
+    loopbackByUrl.set(url, loopback)
+  }
+  return loopback
+}

@@ -60,7 +60,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
 
   const groups: AllHandlers = {
     health: healthRoutes(core, listeners),
-    sessions: sessionRoutes(core.sessions),
+    sessions: sessionRoutes(core),
     tabs: tabRoutes(core.sessions),
     projects: projectRoutes(core.projects),
     config: configRoutes(core.config),

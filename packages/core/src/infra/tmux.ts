@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process'
 
 /** Server options applied with every session creation, so the first one gets them too. */
 const SERVER_OPTIONS: string[][] = [
+  // Killing the last session must not stop the server: a respawn right after would race
+  // its exit ("server exited unexpectedly").
+  ['set-option', '-s', 'exit-empty', 'off'],
   // A dead agent leaves its pane (and its last words) behind: the daemon reports it dead.
   ['set-option', '-g', 'remain-on-exit', 'on'],
   // Detached sessions raise the activity flag on output; the poll loop reads and clears it.

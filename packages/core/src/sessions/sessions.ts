@@ -4,27 +4,26 @@ import type { Logger } from 'pino'
 import type { Static } from 'typebox'
 import { TabKind, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
-import { AGENT_NAMES, agentOf, commandLineOf } from '../agents.js'
+import { agentOf } from '../agents.js'
 import type { Config } from '../config/config.js'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
 import { resolveRepository, type Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
-import { isLoopbackHost } from '../net.js'
+import { isLoopbackUrl } from '../net.js'
 import { KeyedQueue } from '../serial.js'
 import type { TaskGuard } from '../tasks-port.js'
+import { backendOf } from './catalog.js'
 import { deliverPrompt } from './delivery.js'
 import { idleReason } from './idle.js'
-import { limitBanner, parseResetTime, showsBanner } from './limits.js'
 import { selectSessions, type SnapshotFilters } from './query.js'
-import { encodeSession, isLive, setState, stateOf, type SessionRecord, type SessionWire, type State, type TabRecord } from './record.js'
-import { backoffMs, oneLine, RECOVERY_ATTEMPTS, survivalMs, type RecoveryState } from './recovery.js'
-import { agentTab, agentTmuxName, onPath, Runtime, tabTmuxName } from './runtime.js'
+import { Observer } from './observer.js'
+import { encodeSession, isLive, setState, stateOf, type SessionRecord, type SessionWire, type State } from './record.js'
+import { agentTab, agentTmuxName, Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
-import { defaultTabName, findTab, sanitizeTabName, tabId, unique, type TabSelector } from './tabs.js'
+import { closeTab, moveTab, openTab, renameTab, tabId, tabKindOf } from './tabs.js'
 import { allocateTitle } from './titles.js'
 import { suggestName } from './names.js'
-import { PaneWatch, type Sighting } from './watch.js'
 import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
@@ -52,22 +51,6 @@ const RESUME_PROMPT = 'continue'
 /** How long a new agent gets to draw something before its first prompt is pasted anyway. */
 const STARTUP_WAIT_MS = 10_000
 
-const proxiedByUrl = new Map<string, boolean>()
-
-/** The loopback rule the web-tab proxy applies, remembered per URL. */
-function webProxied(url: string): boolean {
-  let proxied = proxiedByUrl.get(url)
-  if (proxied === undefined) {
-    try {
-      proxied = isLoopbackHost(new URL(url).hostname)
-    } catch {
-      proxied = false
-    }
-    proxiedByUrl.set(url, proxied)
-  }
-  return proxied
-}
-
 /**
  * The sessions actor: it owns every session record. Operations on one session run one
  * at a time through its queue, git work on one repository through the repository's
@@ -81,8 +64,6 @@ export class Sessions {
   /** Sessions being created: not yet in their queue, already in the map. */
   private readonly creating = new Set<string>()
   private readonly archiving = new Set<string>()
-  private readonly recovery = new Map<string, RecoveryState>()
-  private readonly resumeAt = new Map<string, number>()
   private readonly settledListeners: SettledListener[] = []
   /** Bumped by every save; with the lifecycle and in-flight state it keys the wire cache. */
   private readonly revisions = new Map<string, number>()
@@ -90,16 +71,30 @@ export class Sessions {
   private readonly repositoryListeners: Array<(repo: Repository) => Promise<void>> = []
   private readonly store: SessionStore
   private readonly runtime: Runtime
-  private readonly watch: PaneWatch
+  private readonly observer: Observer
   private guard: TaskGuard | undefined
-  private poller: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
 
   constructor(private readonly options: SessionsOptions) {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
     this.store = new SessionStore(join(options.paths.home, 'sessions'), options.log)
     this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env)
-    this.watch = new PaneWatch(this.tmux)
+    this.observer = new Observer(
+      {
+        records: () => this.records.values(),
+        get: (id) => this.records.get(id),
+        inFlight: (id) => this.inFlight(id),
+        exclusive: (id, work) => this.ops.run(id, work),
+        save: (record, durable) => this.save(record, durable),
+        transition: (record, state) => this.transition(record, state),
+        touch: (record) => this.touch(record),
+        settled: (id) => this.emit(id, 'settled'),
+        deliverInto: (record, prompt) => this.deliverInto(record, prompt),
+        resumeFromLimit: (id) => this.resumeFromLimit({ id }),
+      },
+      this.tmux,
+      this.runtime,
+      options,
+    )
   }
 
   setGuard(guard: TaskGuard): void {
@@ -171,7 +166,7 @@ export class Sessions {
         this.transition(record, 'dead')
         await this.save(record)
       } else if (state === 'lost' && !record.lost_restore_failure) {
-        this.startRecovery(record)
+        this.observer.lost(record)
       } else if (isLive(record) || state === 'loading') {
         await this.reattach(record, alive)
       }
@@ -197,24 +192,16 @@ export class Sessions {
       this.options.log.error({ err: error, session: record.title }, 'could not respawn session at start')
       this.transition(record, 'lost')
       await this.save(record)
-      this.startRecovery(record)
+      this.observer.lost(record)
     }
   }
 
   startObserving(): void {
-    const loop = () => {
-      this.ticking = this.tick().finally(() => {
-        this.ticking = undefined
-        if (this.poller !== undefined) this.poller = setTimeout(loop, this.options.config.get('daemon_poll_interval'))
-      })
-    }
-    this.poller = setTimeout(loop, this.options.config.get('daemon_poll_interval'))
+    this.observer.start()
   }
 
-  async close(): Promise<void> {
-    clearTimeout(this.poller)
-    this.poller = undefined
-    await this.ticking
+  close(): Promise<void> {
+    return this.observer.close()
   }
 
   // ---------------------------------------------------------------- queries
@@ -239,7 +226,7 @@ export class Sessions {
 
   /** The session object as clients see it. */
   describe(record: SessionRecord): SessionWire {
-    return encodeSession(record, this.options.bootId, idleReason(record, this.inFlight(record.id)), webProxied)
+    return encodeSession(record, this.options.bootId, idleReason(record, this.inFlight(record.id)), isLoopbackUrl)
   }
 
   suggestName(): string {
@@ -283,28 +270,6 @@ export class Sessions {
     return stateOf(record) === 'archived' ? 'archived' : 'live'
   }
 
-  listPrograms(): Req<'ListProgramsResponse'> {
-    const overrides = this.options.config.get('program_overrides')
-    return {
-      programs: AGENT_NAMES.map((name) => ({ name, available: onPath(commandLineOf(name, overrides), this.options.env.PATH) })),
-      default: this.options.config.get('default_program'),
-    }
-  }
-
-  listBackends(): Req<'ListBackendsResponse'> {
-    return {
-      backends: [
-        { name: 'local', status: 'available' },
-        {
-          name: 'hook',
-          status: 'unavailable',
-          reason: 'remote hooks (remote_hooks.provision_cmd / launch_cmd) are not configured for this repository',
-        },
-      ],
-      default: 'local',
-    }
-  }
-
   // ---------------------------------------------------------------- lifecycle
 
   /** Runs `work` on one session, alone: no other operation and no observation interleaves. */
@@ -317,18 +282,9 @@ export class Sessions {
     })
   }
 
-  private backendOf(request: { backend?: string; force_remote?: boolean }): string {
-    const backend = request.backend || (request.force_remote ? 'hook' : 'local')
-    if (backend !== 'local') {
-      const reason = this.listBackends().backends.find((entry) => entry.name === backend)?.reason
-      throw new InvalidRequest(`backend "${backend}" is not available${reason ? ` (${reason})` : ''}; available: local`)
-    }
-    return backend
-  }
-
   async create(request: Req<'CreateSessionRequest'>): Promise<SessionRecord> {
     if (!request.repo_path) throw new InvalidRequest('repo_path is required')
-    const backend = this.backendOf(request)
+    const backend = backendOf(request)
     const program = (request.program ?? '').trim() || this.options.config.get('default_program')
     const account = request.account ?? ''
     if (account) this.runtime.accountHome(agentOf(program), account)
@@ -508,9 +464,7 @@ export class Sessions {
   }
 
   private forgetRuntime(record: SessionRecord): void {
-    this.watch.forget(agentTab(record).tmux_name as string)
-    this.recovery.delete(record.id)
-    this.resumeAt.delete(record.id)
+    this.observer.forget(record)
   }
 
   /** Restores an archived, lost or dead session (or, with force_reap, replaces a live one's runtime). */
@@ -546,7 +500,7 @@ export class Sessions {
   private async deliverInto(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
     const name = agentTab(record).tmux_name as string
     const { status, screen } = await deliverPrompt(this.tmux, name, prompt)
-    await this.watch.rebase(name, screen)
+    await this.observer.rebase(record, screen)
     record.last_prompt_attempt_at = this.now.toISOString()
     record.last_prompt_delivery_status = status
     this.touch(record)
@@ -593,7 +547,7 @@ export class Sessions {
   resumeFromLimit(ref: SessionRef): Promise<void> {
     return this.operate(ref, async (record) => {
       if (stateOf(record) !== 'limit-reached') throw new Refused(`session "${record.title}" is not at a usage limit`)
-      this.resumeAt.delete(record.id)
+      this.observer.resumed(record.id)
       await this.deliverInto(record, RESUME_PROMPT)
       this.transition(record, 'running')
       await this.save(record)
@@ -602,238 +556,33 @@ export class Sessions {
 
   // ---------------------------------------------------------------- tabs
 
-  async createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>> {
-    const kind = this.tabKindOf(request)
-    return this.operate(request, async (record) => {
-      this.liveOrRefuse(record)
-      if (kind === TabKind.editor) this.runtime.editor()
-      const names = new Set(record.tabs.map((tab) => tab.name))
-      const name = unique(sanitizeTabName(request.name || defaultTabName(kind, request.command)) || 'tab', names)
-      const tab: TabRecord = { id: tabId(), kind, name }
-      if (kind === TabKind.web) tab.url = request.url || `http://localhost:${request.port}`
-      if (kind === TabKind.process) tab.command = request.command
-      if (kind !== TabKind.web) {
-        const tmuxNames = new Set(record.tabs.map((existing) => existing.tmux_name ?? ''))
-        tab.tmux_name = unique(tabTmuxName(agentTab(record).tmux_name as string, name), tmuxNames)
-        await this.runtime.spawnTab(record, tab)
-      }
-      record.tabs.push(tab)
+  /** A change to one session's tab roster, alone in its queue, then saved. */
+  private changeTabs<T>(ref: SessionRef, change: (record: SessionRecord) => Promise<T> | T): Promise<T> {
+    return this.operate(ref, async (record) => {
+      const result = await change(record)
       this.touch(record)
       await this.save(record)
-      return { id: tab.id, name: tab.name, ...(kind === TabKind.editor || kind === TabKind.web ? {} : { tmux_name: tab.tmux_name }) }
+      return result
     })
   }
 
-  private tabKindOf(request: Req<'CreateTabRequest'>): number {
-    const kind = request.kind || (request.command && !request.shell ? 'process' : 'shell')
-    if (kind === 'process') {
-      if (!request.command) throw new InvalidRequest('a process tab needs command')
-      return TabKind.process
-    }
-    if (kind === 'shell') return TabKind.shell
-    if (kind === 'web') {
-      if (!request.url === (request.port === undefined)) throw new InvalidRequest('a web tab needs exactly one of url or port')
-      if (request.port !== undefined && (request.port < 1 || request.port > 65535)) throw new InvalidRequest(`port ${request.port} is out of range`)
-      if (request.url && !/^https?:\/\//.test(request.url)) throw new InvalidRequest(`url "${request.url}" must start with http:// or https://`)
-      return TabKind.web
-    }
-    if (kind === 'editor') {
-      if (request.url || request.port !== undefined) throw new InvalidRequest('an editor tab serves the worktree; it takes no url or port')
-      return TabKind.editor
-    }
-    throw new InvalidRequest(`tab kind "${kind}" cannot be created; use shell, web or editor (or command for a process tab)`)
+  createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>> {
+    const kind = tabKindOf(request)
+    return this.changeTabs(request, (record) => {
+      this.liveOrRefuse(record)
+      return openTab(record, kind, request, this.runtime)
+    })
   }
 
   closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
-    return this.operate(request, async (record) => {
-      const { tab, index } = findTab(record.tabs, request as TabSelector, record.title)
-      if (index === 0) throw new Refused('the agent tab cannot be closed; kill the session instead')
-      if (tab.tmux_name) await this.tmux.killSessions([tab.tmux_name])
-      record.tabs.splice(index, 1)
-      this.touch(record)
-      await this.save(record)
-      return tab.name
-    })
+    return this.changeTabs(request, (record) => closeTab(record, request, this.tmux))
   }
 
   renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
-    return this.operate(request, async (record) => {
-      const { tab } = findTab(record.tabs, request as TabSelector, record.title)
-      if (tab.kind !== TabKind.web && tab.kind !== TabKind.process && tab.kind !== TabKind.editor) {
-        throw new Refused(`only web, process and editor tabs can be renamed; "${tab.name}" is a ${tab.kind === 0 ? 'agent' : 'shell'} tab`)
-      }
-      if (!request.new_name) throw new InvalidRequest('new_name is required')
-      const others = new Set(record.tabs.filter((other) => other !== tab).map((other) => other.name))
-      tab.name = unique(sanitizeTabName(request.new_name), others)
-      this.touch(record)
-      await this.save(record)
-      return tab.name
-    })
+    return this.changeTabs(request, (record) => renameTab(record, request))
   }
 
   reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
-    return this.operate(request, async (record) => {
-      const { tab, index } = findTab(record.tabs, request as TabSelector, record.title)
-      if (index === 0) throw new Refused('index 0 is the agent tab; it cannot be moved')
-      const to = request.new_index
-      if (to === undefined) throw new InvalidRequest('new_index is required')
-      if (to < 1 || to >= record.tabs.length) {
-        throw new Refused(`new_index must be from 1 to ${record.tabs.length - 1}; index 0 is the agent tab`)
-      }
-      record.tabs.splice(index, 1)
-      record.tabs.splice(to, 0, tab)
-      this.touch(record)
-      await this.save(record)
-      return { name: tab.name, index: to }
-    })
-  }
-
-  // ---------------------------------------------------------------- observation
-
-  /** One poll tick: observe every idle live session, then recover, resume and deliver what is due. */
-  async tick(): Promise<void> {
-    try {
-      const watched = [...this.records.values()].filter(
-        (record) => !this.inFlight(record.id) && (isLive(record) || this.recovery.get(record.id)?.awaitingCheck),
-      )
-      const sightings = await this.watch.look(watched.map((record) => agentTab(record).tmux_name as string))
-      for (const record of watched) {
-        const sighting = sightings.get(agentTab(record).tmux_name as string)
-        if (sighting && this.records.has(record.id) && !this.inFlight(record.id)) await this.observe(record, sighting)
-      }
-      await this.recoverDue()
-      await this.resumeDue()
-      await this.deliverDeferred(sightings)
-    } catch (error) {
-      this.options.log.warn({ err: error }, 'poll tick failed')
-    }
-  }
-
-  private async observe(record: SessionRecord, sighting: Sighting): Promise<void> {
-    const attempt = this.recovery.get(record.id)
-    if (attempt?.awaitingCheck) {
-      if (sighting.kind !== 'alive') {
-        await this.attemptFailed(record, sighting.kind === 'gone' ? 'the tmux session vanished after restart' : deathNote(sighting))
-      } else if (Date.now() - attempt.spawnedAt >= survivalMs(this.options.config.get('daemon_poll_interval'))) {
-        await this.recovered(record)
-      }
-      return
-    }
-    const before = stateOf(record)
-    if (sighting.kind === 'gone') {
-      this.transition(record, 'lost')
-      this.startRecovery(record)
-      await this.save(record)
-      return
-    }
-    if (sighting.kind === 'dead') {
-      this.transition(record, 'dead')
-      await this.save(record)
-      return
-    }
-    // One look is no evidence: a busy agent seen first after a restart is not "settled".
-    if (sighting.first) return
-    if (sighting.changed) {
-      this.transition(record, 'running')
-      record.last_pane_churn_at = this.now.toISOString()
-      this.touch(record)
-      await this.save(record, false)
-      return
-    }
-    const banner = limitBanner(agentOf(record.program), this.options.config.get('limit_patterns'))
-    const next = showsBanner(banner, sighting.text) ? 'limit-reached' : 'ready'
-    if (!this.transition(record, next)) return
-    await this.save(record, false)
-    if (next === 'limit-reached') this.scheduleResume(record, sighting.text)
-    if (before === 'running' && next === 'ready') this.emit(record.id, 'settled')
-  }
-
-  private startRecovery(record: SessionRecord): void {
-    if (record.lost_restore_failure || this.recovery.has(record.id)) return
-    const base = this.options.config.get('lost_restore_backoff')
-    this.recovery.set(record.id, { failures: 0, nextAt: Date.now() + backoffMs(base, 0), awaitingCheck: false, spawnedAt: 0 })
-  }
-
-  private async recoverDue(): Promise<void> {
-    for (const [id, attempt] of this.recovery) {
-      const record = this.records.get(id)
-      if (!record || attempt.awaitingCheck || Date.now() < attempt.nextAt || this.inFlight(id)) continue
-      await this.ops.run(id, async () => {
-        try {
-          await this.runtime.teardown(record)
-          this.watch.forget(agentTab(record).tmux_name as string)
-          await this.runtime.spawnAll(record)
-          attempt.awaitingCheck = true
-          attempt.spawnedAt = Date.now()
-        } catch (error) {
-          await this.attemptFailed(record, (error as Error).message)
-        }
-      })
-    }
-  }
-
-  private async recovered(record: SessionRecord): Promise<void> {
-    this.recovery.delete(record.id)
-    delete record.lost_restore_failure
-    delete record.last_pane_churn_at
-    this.transition(record, 'running')
-    this.touch(record)
-    await this.save(record)
-    this.options.log.info({ session: record.title }, 'lost session recovered')
-  }
-
-  private async attemptFailed(record: SessionRecord, error: string): Promise<void> {
-    const attempt = this.recovery.get(record.id)
-    if (!attempt) return
-    attempt.failures++
-    attempt.awaitingCheck = false
-    this.options.log.warn({ session: record.title, attempt: attempt.failures, error }, 'recovery attempt failed')
-    if (attempt.failures < RECOVERY_ATTEMPTS) {
-      attempt.nextAt = Date.now() + backoffMs(this.options.config.get('lost_restore_backoff'), attempt.failures)
-      return
-    }
-    this.recovery.delete(record.id)
-    record.lost_restore_failure = { attempts: attempt.failures, error: oneLine(error) }
-    this.transition(record, 'lost')
-    this.touch(record)
-    await this.save(record)
-  }
-
-  private scheduleResume(record: SessionRecord, paneText: string): void {
-    if (!this.options.config.get('limit_auto_resume')) return
-    const reset = parseResetTime(paneText, this.now)
-    const wait = reset ? reset.getTime() - this.now.getTime() + 2 * 60_000 : this.options.config.get('limit_retry_interval')
-    this.resumeAt.set(record.id, Date.now() + wait)
-  }
-
-  private async resumeDue(): Promise<void> {
-    for (const [id, at] of this.resumeAt) {
-      if (Date.now() < at || this.inFlight(id) || !this.records.has(id)) continue
-      await this.resumeFromLimit({ id }).catch((error: Error) =>
-        this.options.log.warn({ err: error, session: id }, 'automatic resume failed'),
-      )
-    }
-  }
-
-  private async deliverDeferred(sightings: Map<string, Sighting>): Promise<void> {
-    for (const record of this.records.values()) {
-      if (!record.pending_prompts?.length || this.inFlight(record.id) || !isLive(record)) continue
-      const sighting = sightings.get(agentTab(record).tmux_name as string)
-      if (sighting?.kind !== 'alive' || sighting.attached) continue
-      await this.ops.run(record.id, async () => {
-        while (record.pending_prompts?.length) {
-          await this.deliverInto(record, record.pending_prompts[0] as string)
-          record.pending_prompts.shift()
-        }
-        delete record.pending_prompts
-        await this.save(record)
-      })
-    }
+    return this.changeTabs(request, (record) => moveTab(record, request))
   }
 }
-
-function deathNote(sighting: Extract<Sighting, { kind: 'dead' }>): string {
-  const status = sighting.exitStatus === undefined ? 'exited' : `exited with status ${sighting.exitStatus}`
-  return `the agent ${status} right after restart${sighting.lastWords ? `: ${sighting.lastWords}` : ''}`
-}
-

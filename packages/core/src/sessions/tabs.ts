@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { basename } from 'node:path'
-import { TabKind } from '@svc/protocol'
+import type { Static } from 'typebox'
+import { TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest } from '@svc/protocol'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
-import type { TabRecord } from './record.js'
+import type { Tmux } from '../infra/tmux.js'
+import type { SessionRecord, TabRecord } from './record.js'
+import { agentTab, tabTmuxName, type Runtime } from './runtime.js'
 
 export function tabId(): string {
   return randomBytes(8).toString('hex')
@@ -50,4 +53,82 @@ export function findTab(tabs: readonly TabRecord[], selector: TabSelector, title
     return found(selector.tab_index)
   }
   throw new InvalidRequest('tab_id, tab_name or tab_index is required')
+}
+
+/** The kind a CreateTab request asks for, refusing what cannot be created. */
+export function tabKindOf(request: Static<typeof CreateTabRequest>): number {
+  const kind = request.kind || (request.command && !request.shell ? 'process' : 'shell')
+  if (kind === 'process') {
+    if (!request.command) throw new InvalidRequest('a process tab needs command')
+    return TabKind.process
+  }
+  if (kind === 'shell') return TabKind.shell
+  if (kind === 'web') {
+    if (!request.url === (request.port === undefined)) throw new InvalidRequest('a web tab needs exactly one of url or port')
+    if (request.port !== undefined && (request.port < 1 || request.port > 65535)) throw new InvalidRequest(`port ${request.port} is out of range`)
+    if (request.url && !/^https?:\/\//.test(request.url)) throw new InvalidRequest(`url "${request.url}" must start with http:// or https://`)
+    return TabKind.web
+  }
+  if (kind === 'editor') {
+    if (request.url || request.port !== undefined) throw new InvalidRequest('an editor tab serves the worktree; it takes no url or port')
+    return TabKind.editor
+  }
+  throw new InvalidRequest(`tab kind "${kind}" cannot be created; use shell, web or editor (or command for a process tab)`)
+}
+
+/** Adds a tab to the roster and starts its process (web tabs have none). */
+export async function openTab(
+  record: SessionRecord,
+  kind: number,
+  request: Static<typeof CreateTabRequest>,
+  runtime: Runtime,
+): Promise<Static<typeof CreateTabResponse>> {
+  if (kind === TabKind.editor) runtime.editor()
+  const names = new Set(record.tabs.map((tab) => tab.name))
+  const name = unique(sanitizeTabName(request.name || defaultTabName(kind, request.command)) || 'tab', names)
+  const tab: TabRecord = { id: tabId(), kind, name }
+  if (kind === TabKind.web) tab.url = request.url || `http://localhost:${request.port}`
+  if (kind === TabKind.process) tab.command = request.command
+  if (kind !== TabKind.web) {
+    // A renamed tab keeps its tmux session, so tmux names are made unique on their own.
+    const tmuxNames = new Set(record.tabs.map((existing) => existing.tmux_name ?? ''))
+    tab.tmux_name = unique(tabTmuxName(agentTab(record).tmux_name as string, name), tmuxNames)
+    await runtime.spawnTab(record, tab)
+  }
+  record.tabs.push(tab)
+  return { id: tab.id, name: tab.name, tmux_name: kind === TabKind.editor ? undefined : tab.tmux_name }
+}
+
+export async function closeTab(record: SessionRecord, selector: TabSelector, tmux: Tmux): Promise<string> {
+  const { tab, index } = findTab(record.tabs, selector, record.title)
+  if (index === 0) throw new Refused('the agent tab cannot be closed; kill the session instead')
+  if (tab.tmux_name) await tmux.killSessions([tab.tmux_name])
+  record.tabs.splice(index, 1)
+  return tab.name
+}
+
+const RENAMABLE: readonly number[] = [TabKind.web, TabKind.process, TabKind.editor]
+
+export function renameTab(record: SessionRecord, request: Static<typeof RenameTabRequest>): string {
+  const { tab } = findTab(record.tabs, request, record.title)
+  if (!RENAMABLE.includes(tab.kind)) {
+    throw new Refused(`only web, process and editor tabs can be renamed; "${tab.name}" is a ${tab.kind === 0 ? 'agent' : 'shell'} tab`)
+  }
+  if (!request.new_name) throw new InvalidRequest('new_name is required')
+  const others = new Set(record.tabs.filter((other) => other !== tab).map((other) => other.name))
+  tab.name = unique(sanitizeTabName(request.new_name), others)
+  return tab.name
+}
+
+export function moveTab(record: SessionRecord, request: Static<typeof ReorderTabRequest>): { name: string; index: number } {
+  const { tab, index } = findTab(record.tabs, request, record.title)
+  if (index === 0) throw new Refused('index 0 is the agent tab; it cannot be moved')
+  const to = request.new_index
+  if (to === undefined) throw new InvalidRequest('new_index is required')
+  if (to < 1 || to >= record.tabs.length) {
+    throw new Refused(`new_index must be from 1 to ${record.tabs.length - 1}; index 0 is the agent tab`)
+  }
+  record.tabs.splice(index, 1)
+  record.tabs.splice(to, 0, tab)
+  return { name: tab.name, index: to }
 }

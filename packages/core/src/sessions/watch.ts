@@ -80,7 +80,11 @@ export class PaneWatch {
   }
 }
 
+/** The agent's last lines, without the notice tmux prints under a dead pane. */
 function lastWords(text: string): string {
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean)
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^Pane is dead\b/.test(line))
   return lines.slice(-3).join(' ')
 }

@@ -1,11 +1,11 @@
-import type { Sessions } from '@svc/core'
+import { backends, programs, type Core } from '@svc/core'
 import { PreEncoded, type GroupHandlers } from './group.js'
 
-export function sessionRoutes(sessions: Sessions): GroupHandlers<'sessions'> {
+export function sessionRoutes({ sessions, config }: Core): GroupHandlers<'sessions'> {
   return {
     CreateSession: async (body) => ({ instance: sessions.describe(await sessions.create(body)) }),
-    ListBackends: () => sessions.listBackends(),
-    ListPrograms: () => sessions.listPrograms(),
+    ListBackends: () => backends(),
+    ListPrograms: () => programs(config, process.env.PATH),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
     Snapshot: (body) => new PreEncoded(sessions.snapshotJson(body)),
     KillSession: async (body) => {
