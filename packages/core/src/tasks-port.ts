@@ -13,6 +13,8 @@ export interface SessionPort {
   deliver(request: { title: string; repo_path: string; program?: string; prompt: string }): Promise<'started' | 'sent'>
   archive(id: string): Promise<void>
   kill(id: string): Promise<void>
+  /** Whether the session is ready: it settled after its last prompt and sits idle. */
+  settled(id: string): boolean
   /** The lifecycle of the session titled `title` in repository `repoId`, for the archived-target refusal. */
   targetState(title: string, repoId: string): 'missing' | 'live' | 'archived' | 'archiving'
   /**

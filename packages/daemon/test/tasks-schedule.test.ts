@@ -84,3 +84,12 @@ it('fires an every-minute task at the minute boundary through the real scheduler
   expect(log).toContain('"msg":"cron task fired"')
   expect(log).toContain('"due":"2026-01-01T00:01:00.000Z"')
 })
+
+it("arms cron expressions in the daemon's local time zone", async () => {
+  const dir = await homes.make()
+  const repo = await makeRepo(dir)
+  // 07:00 in New York (UTC-5 in January): the next 09:00 there is 14:00 UTC.
+  const daemon = await startDaemon({ home: join(dir, 'svc'), env: { TZ: 'America/New_York', SVC_CLOCK_START: '2026-01-01T12:00:00Z' } })
+  const { task } = await daemon.client.call('AddTask', { task: { id: 'morning', cron_expr: '0 9 * * *', prompt: 'p', project_path: repo } })
+  expect(task.next_run_at).toBe('2026-01-01T14:00:00.000Z')
+})

@@ -306,10 +306,26 @@ describe('a corrupt tasks.json', () => {
     await writeFile(daemon.paths.tasks, good)
     expect((await list()).map((task) => task.id)).toEqual(['kept'])
   })
+
+  it('found at start: the daemon still starts, refuses task operations naming the file, and never writes it', async () => {
+    const home = join(await homes.make(), 'svc')
+    await mkdir(home)
+    const broken = '{"store_generation": 3, "tasks": [ {"id": "half"'
+    await writeFile(join(home, 'tasks.json'), broken)
+    const started = await startDaemon({ home, config: { daemon_poll_interval: '100ms' } })
+    const reply = await started.post('/v1/ListTasks', {})
+    expect(reply.status).toBe(500)
+    expect(reply.json.error.message).toContain(`${started.paths.tasks}: not valid JSON`)
+    expect((await started.post('/v1/AddTask', { task: cron() })).json.error.message).toContain('not valid JSON')
+    // Sessions are unaffected.
+    expect((await started.client.call('Snapshot', {})).instances).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await readFile(started.paths.tasks, 'utf8')).toBe(broken)
+  })
 })
 
 describe('svc tasks', () => {
-  it('adds, lists, updates, triggers and removes tasks from the command line, recorded as cli', async () => {
+  it('adds, lists, updates, triggers, restarts and removes tasks from the command line, recorded as cli', async () => {
     const env = { SERVICE_HOME: daemon.home }
     const added = await runCli(
       ['tasks', 'add', '--json', '--id', 'from-cli', '--cron', '*/5 * * * *', '--prompt', 'hello', '--project', repo, '--disabled'],
@@ -328,6 +344,12 @@ describe('svc tasks', () => {
     expect(trigger).toMatchObject({ code: 1, stderr: 'svc: task from-cli is disabled\n' })
     const usage = await runCli(['tasks', 'add', '--cron', '* * * * *', '--watch', 'x'], env)
     expect(usage.code).toBe(2)
+    const watch = await runCli(['tasks', 'add', '--id', 'tail', '--watch', 'sleep 600', '--project', repo], env)
+    expect(watch.code, watch.stderr).toBe(0)
+    const restarted = await runCli(['tasks', 'restart', 'tail'], env)
+    expect(restarted.code, restarted.stderr).toBe(0)
+    expect((await runCli(['tasks', 'restart', 'from-cli'], env)).stderr).toContain('task from-cli is not a watch task')
+    expect((await runCli(['tasks', 'remove', 'tail'], env)).code).toBe(0)
     const options = await runCli(['tasks', 'on-complete', '--json'], env)
     expect(JSON.parse(options.stdout).values.map((option: { value: string }) => option.value)).toEqual(['', 'archive', 'kill'])
     expect((await runCli(['tasks', 'remove', 'from-cli'], env)).code).toBe(0)

@@ -15,6 +15,7 @@ export function sessionPort(sessions: Sessions): SessionPort {
       await sessions.archive({ id })
     },
     kill: (id) => sessions.kill({ id }),
+    settled: (id) => sessions.isSettled(id),
     targetState: (title, repoId) => sessions.targetState(title, repoId),
     onSettled: (listener) => sessions.onSettled(listener),
   }

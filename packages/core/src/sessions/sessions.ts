@@ -263,6 +263,11 @@ export class Sessions {
     return [...this.records.values()].filter((record) => record.repo_id === repoId)
   }
 
+  isSettled(id: string): boolean {
+    const record = this.records.get(id)
+    return record !== undefined && !this.inFlight(id) && stateOf(record) === 'ready'
+  }
+
   targetState(title: string, repoId: string): 'missing' | 'live' | 'archived' | 'archiving' {
     const record = this.inRepo(repoId, title)
     if (!record) return 'missing'

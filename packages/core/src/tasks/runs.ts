@@ -23,8 +23,9 @@ export class Runs {
   private readonly firing = new Map<string, Promise<void>>()
   /** Spawned sessions not settled yet, by session id. */
   private readonly spawned = new Map<string, RunRecord>()
-  /** Sessions whose completion is being applied: a kill reports the removal back, which must not finish them twice. */
-  private readonly finishing = new Set<string>()
+  /** Completions being applied, by session id: a kill reports the removal back, which must not finish it twice. */
+  private readonly finishing = new Map<string, Promise<void>>()
+  private closed = false
 
   constructor(
     private readonly outcomes: OutcomeWriter,
@@ -45,13 +46,24 @@ export class Runs {
     return this.port
   }
 
-  /** Takes over the spawned runs stored by an earlier daemon; those whose session is gone or archived end now. */
+  /**
+   * Takes over the spawned runs stored by an earlier daemon. A run whose session is gone
+   * or archived ends now; one whose session is ready settled before its completion could
+   * be applied (the daemon stopped first), so its on_complete applies now.
+   */
   adopt(runs: RunRecord[]): void {
     for (const run of runs) this.spawned.set(run.session_id, run)
     if (!this.port) return
     for (const run of runs) {
-      if (this.port.targetState(run.title, run.repo_id) !== 'live') void this.finish(run)
+      if (this.port.targetState(run.title, run.repo_id) !== 'live') this.complete(run, '')
+      else if (this.port.settled(run.session_id)) this.complete(run, this.policyOf(run))
     }
+  }
+
+  /** Lets completions under way finish; sessions that settle from now on complete at the next start. */
+  async close(): Promise<void> {
+    this.closed = true
+    await Promise.all(this.finishing.values())
   }
 
   /** Spawned sessions of the task still running. */
@@ -104,13 +116,21 @@ export class Runs {
 
   private settled(sessionId: string, how: 'settled' | 'removed'): void {
     const run = this.spawned.get(sessionId)
-    if (!run || this.finishing.has(sessionId)) return
-    void this.finish(run, how === 'settled' ? this.taskOf(run.task_id)?.on_complete : '')
+    if (!run || this.closed || this.finishing.has(sessionId)) return
+    this.complete(run, how === 'settled' ? this.policyOf(run) : '')
+  }
+
+  private policyOf(run: RunRecord): string {
+    return this.taskOf(run.task_id)?.on_complete ?? ''
+  }
+
+  private complete(run: RunRecord, policy: string): void {
+    const done = this.finish(run, policy).finally(() => this.finishing.delete(run.session_id))
+    this.finishing.set(run.session_id, done)
   }
 
   /** Applies the completion policy, then frees the run's slot. */
-  private async finish(run: RunRecord, policy = ''): Promise<void> {
-    this.finishing.add(run.session_id)
+  private async finish(run: RunRecord, policy: string): Promise<void> {
     try {
       if (policy === 'archive') await this.sessions().archive(run.session_id)
       if (policy === 'kill') await this.sessions().kill(run.session_id)
@@ -120,7 +140,6 @@ export class Runs {
       await this.outcomes.record({ task_id: run.task_id, last_run_status: message }).catch(() => {})
     }
     this.spawned.delete(run.session_id)
-    this.finishing.delete(run.session_id)
     await this.outcomes.record({ task_id: run.task_id, ended: run.session_id }).catch(() => {})
     this.ended(run.task_id)
   }

@@ -1,30 +1,52 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import pino from 'pino'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 import { systemClock } from '../infra/clock.js'
 import type { Config } from '../config/config.js'
 import { MutationCommitted } from '../errors.js'
 import type { SessionPort } from '../tasks-port.js'
 import { NO_SESSIONS } from './runs.js'
+import { TaskStore } from './store.js'
 import { Tasks } from './tasks.js'
 
 let dir = ''
-/** The engine a test opened, closed after it. */
-let opened: Tasks | undefined
+/** The engines a test opened, closed after it. */
+const opened: Tasks[] = []
 afterEach(async () => {
-  await opened?.close()
+  await Promise.all(opened.splice(0).map((tasks) => tasks.close()))
   await rm(dir, { recursive: true, force: true })
 })
 
-async function engine(): Promise<Tasks> {
-  dir = await mkdtemp('/tmp/svc-')
-  execFileSync('git', ['init', '-q', dir])
+/** A task engine on a fresh git directory, or on the current one (a restart). */
+async function engine(reopen = false): Promise<Tasks> {
+  if (!reopen) {
+    dir = await mkdtemp('/tmp/svc-')
+    execFileSync('git', ['init', '-q', dir])
+  }
   const config = { get: () => 1000 } as unknown as Config
-  opened = new Tasks({ path: join(dir, 'tasks.json'), config, log: pino({ level: 'silent' }), clock: systemClock, env: process.env })
-  return opened
+  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log: pino({ level: 'silent' }), clock: systemClock, env: process.env })
+  opened.push(tasks)
+  return tasks
 }
+
+/** Sessions that do nothing, but for what a test overrides. */
+function sessions(overrides: Partial<SessionPort> = {}): SessionPort {
+  return {
+    spawn: async ({ title_base }) => ({ id: `id-${title_base}`, title: title_base }),
+    deliver: async () => 'sent',
+    archive: async () => {},
+    kill: async () => {},
+    settled: () => false,
+    targetState: () => 'live',
+    onSettled: () => {},
+    ...overrides,
+  }
+}
+
+const storedRuns = async () => JSON.parse(await readFile(join(dir, 'tasks.json'), 'utf8')).runs as unknown[]
+const cron = (id: string, more: Record<string, unknown> = {}) => ({ id, cron_expr: '0 0 1 1 *', prompt: 'p', project_path: dir, ...more })
 
 it('refuses runs and target checks loudly until sessions are attached, and records the failed run', async () => {
   const tasks = await engine()
@@ -55,4 +77,127 @@ it('reports a run that happened but could not be recorded as committed, never as
   const outcome = tasks.trigger({ id: 'report' })
   await expect(outcome).rejects.toBeInstanceOf(MutationCommitted)
   await expect(outcome).rejects.toThrow('task report ran (spawned report), but recording the run failed')
+})
+
+it('never lets a read that started before a write undo it', async () => {
+  const tasks = await engine()
+  tasks.attach(sessions())
+  await tasks.restore()
+  await tasks.add({ task: cron('nightly', { target_session: 'desk' }) })
+  const [{ repo_id }] = (await tasks.list()).tasks as [{ repo_id: string }]
+  // The engine's next read of the file (its file watch or a list, whichever comes first) is held after reading.
+  const other = new TaskStore(join(dir, 'tasks.json'))
+  const load = TaskStore.prototype.load
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let heldRead: Promise<unknown> | undefined
+  vi.spyOn(TaskStore.prototype, 'load').mockImplementation(function (this: TaskStore) {
+    if (this === other || heldRead) return load.call(this)
+    heldRead = load.call(this).then(async (loaded) => (await held, loaded))
+    return heldRead as ReturnType<typeof load>
+  })
+  // Another writer changes the file, so the engine reloads it.
+  await other.transact((doc) => ({ result: undefined, next: doc }))
+  void tasks.list()
+  await vi.waitFor(() => expect(heldRead).toBeDefined())
+  await tasks.update({ id: 'nightly', update: { enabled: false } })
+  release()
+  await heldRead
+  await new Promise((resolve) => setImmediate(resolve))
+  // What the engine holds now, without another read: the update, not the older read.
+  expect(tasks.enabledTargeting('desk', repo_id)).toEqual([])
+  vi.restoreAllMocks()
+})
+
+it('joins a fire that comes while the previous fire of the task is still starting its session', async () => {
+  let started!: () => void
+  const starting = new Promise<void>((resolve) => (started = resolve))
+  let spawns = 0
+  const tasks = await engine()
+  tasks.attach(
+    sessions({
+      spawn: async () => {
+        spawns++
+        await starting
+        return { id: 'id-join', title: 'join' }
+      },
+    }),
+  )
+  await tasks.restore()
+  await tasks.add({ task: cron('join') })
+  const first = tasks.trigger({ id: 'join' })
+  const second = tasks.trigger({ id: 'join' })
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  started()
+  await expect(Promise.all([first, second])).resolves.toEqual([{ ok: true }, { ok: true }])
+  expect(spawns).toBe(1)
+})
+
+it('refuses an enabled task on a session being archived, before anything is written', async () => {
+  const tasks = await engine()
+  tasks.attach(sessions({ targetState: () => 'archiving' }))
+  await tasks.restore()
+  await tasks.add({ task: cron('later', { target_session: 'shelf', enabled: false }) })
+  const before = await readFile(join(dir, 'tasks.json'), 'utf8')
+  await expect(tasks.add({ task: cron('now', { target_session: 'shelf' }) })).rejects.toThrow(
+    'task now: target_session "shelf" is archiving; restore it or disable the task',
+  )
+  await expect(tasks.update({ id: 'later', update: { enabled: true } })).rejects.toThrow('task later: target_session "shelf" is archiving')
+  expect(await readFile(join(dir, 'tasks.json'), 'utf8')).toBe(before)
+})
+
+it('counts a task being committed as targeting its session, so an archive checking meanwhile sees it', async () => {
+  const tasks = await engine()
+  let seen: string[] = []
+  tasks.attach(
+    sessions({
+      targetState: (title, repoId) => {
+        seen = tasks.enabledTargeting(title, repoId)
+        return 'live'
+      },
+    }),
+  )
+  await tasks.restore()
+  await tasks.add({ task: cron('claim', { target_session: 'desk' }) })
+  expect(seen).toEqual(['claim'])
+})
+
+it('applies on_complete at the next start to a run whose session settled as the daemon stopped', async () => {
+  const first = await engine()
+  first.attach(sessions())
+  await first.restore()
+  await first.add({ task: cron('tidy', { on_complete: 'kill' }) })
+  await first.trigger({ id: 'tidy' })
+  await first.close()
+  expect(await storedRuns()).toHaveLength(1)
+
+  const killed: string[] = []
+  const second = await engine(true)
+  second.attach(sessions({ settled: (id) => id === 'id-tidy', kill: async (id) => void killed.push(id) }))
+  await second.restore()
+  await vi.waitFor(async () => expect(await storedRuns()).toEqual([]))
+  expect(killed).toEqual(['id-tidy'])
+})
+
+it('lets a completion under way finish before it closes', async () => {
+  let settle!: (id: string, how: 'settled' | 'removed') => void
+  let killDone!: () => void
+  const tasks = await engine()
+  tasks.attach(
+    sessions({
+      onSettled: (listener) => (settle = listener),
+      kill: () => new Promise<void>((resolve) => (killDone = resolve)),
+    }),
+  )
+  await tasks.restore()
+  await tasks.add({ task: cron('slow', { on_complete: 'kill' }) })
+  await tasks.trigger({ id: 'slow' })
+  settle('id-slow', 'settled')
+  let closed = false
+  const closing = tasks.close().then(() => (closed = true))
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  expect(closed).toBe(false)
+  killDone()
+  await closing
+  expect(await storedRuns()).toEqual([])
 })

@@ -58,6 +58,8 @@ export class Tasks implements TaskGuard {
   /** Tasks being committed with an enabled target, so ArchiveSession sees them before they land. */
   private readonly claims = new Map<string, Set<string>>()
   private readonly missed = new MissedOccurrences(MISSED_CAP)
+  /** Counts adopted reads and writes, so a slow read can tell that a newer one landed while it ran. */
+  private adoptions = 0
   private fileWatch: FSWatcher | undefined
   private closed = false
 
@@ -110,6 +112,7 @@ export class Tasks implements TaskGuard {
     this.fileWatch?.close()
     await this.ops.idle()
     await this.automation.close()
+    await this.runs.close()
     await this.outcomes.idle()
     await this.ledger.idle()
   }
@@ -289,8 +292,11 @@ export class Tasks implements TaskGuard {
   private async current(): Promise<TaskDocument> {
     const version = await this.store.currentVersion()
     if (version !== this.loaded.version || this.broken) {
+      const before = this.adoptions
       try {
-        this.adopt(await this.store.load())
+        const loaded = await this.store.load()
+        // A write adopted meanwhile is at least as new as this read: the read must not undo it.
+        if (this.adoptions === before) this.adopt(loaded)
       } catch (error) {
         if (!(error instanceof CorruptFile)) throw error
         if (this.broken?.message !== error.message) this.options.log.error({ err: error }, 'tasks.json is corrupt')
@@ -303,6 +309,7 @@ export class Tasks implements TaskGuard {
 
   /** Takes a newer read or write of the store as current; the automation follows in the queue. */
   private adopt(loaded: Loaded): void {
+    this.adoptions++
     const changed = loaded.version !== this.loaded.version
     this.loaded = loaded
     this.broken = undefined
