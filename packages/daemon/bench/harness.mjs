@@ -105,6 +105,56 @@ export async function startBare(socketPath, answers) {
   return { stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }
 }
 
+/**
+ * A floor runner: `script` as a child on the server CPU, answering one message per job;
+ * `run` resolves with its reply.
+ */
+export async function startFloor(script) {
+  const child = spawnServer([script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  await new Promise((resolve) => child.once('message', resolve))
+  const stop = onInterrupt(() => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))))
+  return {
+    run: (job) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (reply) => (reply.error ? reject(new Error(`floor: ${reply.error}`)) : resolve(reply)))
+        child.send(job)
+      }),
+    stop,
+  }
+}
+
+/**
+ * Sequential latency of `route` on the daemon and on a bare node:http server answering
+ * the bytes the daemon answered first, in alternating halves so drift hits both alike.
+ * Resolves with both sorted, and that first reply.
+ */
+export async function versusBare(daemon, route, count) {
+  const reply = await daemon.client.raw(route.method, route.path, route.body)
+  if (reply.status !== 200) throw new Error(`${route.path}: HTTP ${reply.status}`)
+  const bareSocket = `${daemon.home}/bare.sock`
+  const bare = await startBare(bareSocket, { [`${route.method} ${route.path}`]: reply.text })
+  try {
+    const targets = { floor: createClient({ socketPath: bareSocket }), svc: daemon.client }
+    const times = { floor: [], svc: [] }
+    for (const client of Object.values(targets)) await latencies(client, route, 20) // warm-up
+    for (let half = 0; half < 2; half++) {
+      for (const [name, client] of Object.entries(targets)) times[name].push(...(await latencies(client, route, count / 2)))
+    }
+    return { floor: times.floor.sort((a, b) => a - b), svc: times.svc.sort((a, b) => a - b), reply }
+  } finally {
+    await bare.stop()
+  }
+}
+
+/** The report rows of a `versusBare` comparison. */
+export function latencyRows({ floor, svc }, target) {
+  return [
+    ['floor: bare node:http, same bytes', fmt.spread(floor)],
+    ['svc daemon', `${fmt.spread(svc)}${target ? `  (target ${target})` : ''}`],
+    ['p50 ratio to the floor', (percentile(svc, 50) / percentile(floor, 50)).toFixed(2)],
+  ]
+}
+
 /** Rounds per comparison; the median round is reported, which tames a noisy machine. */
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 
@@ -172,6 +222,8 @@ export function report(title, rows) {
 export const fmt = {
   rps: (value) => `${Math.round(value).toLocaleString('en-US')} req/s`,
   ms: (value) => `${value.toFixed(3)} ms`,
+  /** p50 and p99 of sorted milliseconds. */
+  spread: (sorted) => `p50 ${fmt.ms(percentile(sorted, 50))}  p99 ${fmt.ms(percentile(sorted, 99))}`,
   ratio: (value, target) => `${value.toFixed(2)}  (target ${target})`,
   mib: (kib) => `${(kib / 1024).toFixed(1)} MiB`,
 }

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STATES, repoIdOf } from '@svc/core'
-import { TabKind, createClient } from '@svc/protocol'
-import { fmt, latencies, median, onInterrupt, percentile, report, spawnServer, startBare, startDaemon } from './harness.mjs'
+import { TabKind } from '@svc/protocol'
+import { fmt, latencyRows, median, onInterrupt, percentile, report, startDaemon, startFloor, versusBare } from './harness.mjs'
 
 const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
 const exec = promisify(execFile)
@@ -61,42 +61,28 @@ function elapsedMs(start) {
   return Number(process.hrtime.bigint() - start) / 1e6
 }
 
-/** The floor runner on the daemon's CPU; `run` resolves with the milliseconds one run took. */
-async function startFloor() {
-  const child = spawnServer([FLOOR], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  await new Promise((resolve) => child.once('message', resolve))
-  return {
-    run: (job) =>
-      new Promise((resolve, reject) => {
-        child.once('message', (reply) => (reply.error ? reject(new Error(`floor: ${reply.error}`)) : resolve(reply.ms)))
-        child.send(job)
-      }),
-    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())),
-  }
-}
-
 async function createVsFloor() {
   await withTempDir(async (dir) => {
     const repo = await makeRepo(join(dir, 'repo'))
     const daemon = await startDaemon()
     let floor
     try {
-      floor = await startFloor()
+      floor = await startFloor(FLOOR)
       const measure = {
         async svc(i) {
           const start = process.hrtime.bigint()
           await createIdle(daemon.client, repo, [`c${i}`])
           return elapsedMs(start)
         },
-        floor: (i) =>
-          floor.run({
+        floor: async (i) =>
+          (await floor.run({
             repo,
             path: join(dir, `repo-floor${i}`),
             branch: `floor/${i}`,
             tmuxSocket: daemon.paths.tmuxSocket,
             name: `floor_${i}`,
             command: ['/bin/sh', '-c', `exec ${IDLE}`],
-          }),
+          })).ms,
       }
       const times = { svc: [], floor: [] }
       // Round 0 warms up both, and its first new-session (the daemon's) starts the shared
@@ -168,32 +154,16 @@ async function snapshotStored() {
       await Promise.all(records.map((record) => writeFile(join(dir, `${record.id}.json`), `${JSON.stringify(record, null, 2)}\n`)))
     },
   })
-  let bare
   try {
     const route = { method: 'POST', path: '/v1/Snapshot', body: '{}' }
-    const reply = await daemon.client.raw(route.method, route.path, route.body)
-    if (reply.status !== 200) throw new Error(`Snapshot: HTTP ${reply.status}`)
-    const loaded = JSON.parse(reply.text).data?.instances?.length
+    const compared = await versusBare(daemon, route, SNAPSHOTS)
+    const loaded = JSON.parse(compared.reply.text).data?.instances?.length
     if (loaded !== STORED) throw new Error(`Snapshot returned ${loaded} sessions, expected ${STORED}`)
-    const bareSocket = `${daemon.home}/bare.sock`
-    bare = await startBare(bareSocket, { [`${route.method} ${route.path}`]: reply.text })
-    const bareClient = createClient({ socketPath: bareSocket })
-    const targets = { floor: bareClient, svc: daemon.client }
-    const times = { floor: [], svc: [] }
-    for (const client of Object.values(targets)) await latencies(client, route, 20) // warm-up
-    // Alternating halves, so drift hits both alike.
-    for (let half = 0; half < 2; half++) {
-      for (const [name, client] of Object.entries(targets)) times[name].push(...(await latencies(client, route, SNAPSHOTS / 2)))
-    }
-    const [floor, svc] = [times.floor, times.svc].map((values) => values.sort((a, b) => a - b))
     report(`Snapshot (empty body) with ${STORED.toLocaleString('en-US')} stored sessions (archived and dead, 3 tabs each), ${SNAPSHOTS} sequential requests`, [
-      ['response size', `${(Buffer.byteLength(reply.text) / 1024).toFixed(0)} KiB, ${loaded} sessions`],
-      ['floor: bare node:http, same bytes', `p50 ${fmt.ms(percentile(floor, 50))}  p99 ${fmt.ms(percentile(floor, 99))}`],
-      ['svc Snapshot', `p50 ${fmt.ms(percentile(svc, 50))}  p99 ${fmt.ms(percentile(svc, 99))}  (target p99 < 10 ms)`],
-      ['p50 ratio to the floor', `${(percentile(svc, 50) / percentile(floor, 50)).toFixed(2)}`],
+      ['response size', `${(Buffer.byteLength(compared.reply.text) / 1024).toFixed(0)} KiB, ${loaded} sessions`],
+      ...latencyRows(compared, 'p99 < 10 ms'),
     ])
   } finally {
-    await bare?.stop()
     await daemon.stop()
   }
 }
