@@ -82,7 +82,9 @@ describe('editor tabs', () => {
     const editor = await withEditor.client.call('CreateTab', { title: 'edit', kind: 'editor' })
     expect(editor).toEqual({ id: expect.any(String), name: 'editor' })
     const tab = (await session(withEditor, 'edit')).tabs.find((t) => t.id === editor.id)
-    expect(tab).toMatchObject({ kind_name: 'editor', web_proxied: true, tmux_name: `${instance.tabs[0]?.tmux_name}__editor` })
+    expect(tab).toMatchObject({ kind_name: 'editor', tmux_name: `${instance.tabs[0]?.tmux_name}__editor` })
+    // web_proxied is for web tabs only, though an editor tab has a url too.
+    expect(tab).not.toHaveProperty('web_proxied')
     const url = new URL(tab?.url as string)
     const page = await waitFor(() =>
       send({ host: url.hostname, port: Number(url.port) }, 'GET', '/').catch(() => undefined),

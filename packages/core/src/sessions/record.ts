@@ -3,6 +3,7 @@ import {
   CREATABLE_TAB_KINDS,
   Liveness,
   Status,
+  TabKind,
   livenessName,
   statusName,
   tabKindName,
@@ -102,7 +103,8 @@ function encodeTab(tab: TabRecord, webProxied: (url: string) => boolean): Sessio
     tmux_name: tab.tmux_name,
     url: tab.url,
     command: tab.command,
-    web_proxied: tab.url === undefined ? undefined : webProxied(tab.url),
+    // A web-tab field only: editor tabs carry a url too.
+    web_proxied: tab.kind === TabKind.web && tab.url !== undefined ? webProxied(tab.url) : undefined,
   }
 }
 
