@@ -1,10 +1,11 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { servicePaths } from '@svc/protocol'
+import { createClient, servicePaths } from '@svc/protocol'
 import { DAEMON_MAIN, send, startDaemon, tempHomes, waitFor } from './harness.js'
 
 const homes = tempHomes()
@@ -13,6 +14,31 @@ afterEach(homes.release)
 
 function runDaemonSync(env: Record<string, string>) {
   return spawnSync(process.execPath, [DAEMON_MAIN], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 })
+}
+
+interface Starter {
+  child: ChildProcess
+  stderr: () => string
+}
+
+/** Starts `count` daemons on one home at once, as a burst of `svc` commands would. */
+function startAtOnce(dir: string, count: number): Starter[] {
+  return Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, [DAEMON_MAIN], {
+      env: { ...process.env, SERVICE_HOME: dir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    return { child, stderr: () => stderr }
+  })
+}
+
+const running = (starter: Starter) => starter.child.exitCode === null && starter.child.signalCode === null
+
+/** A pid no process has any more. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '']).pid as number
 }
 
 describe('state directory', () => {
@@ -73,6 +99,32 @@ describe('singleton lock and stale files', () => {
     expect(existsSync(first.paths.socket)).toBe(true)
     const second = await startDaemon({ home: first.home })
     expect((await second.client.call('Health')).pid).toBe(second.process.pid)
+  })
+
+  const homesToRace: Array<[string, (() => string) | undefined]> = [
+    ['a fresh home', undefined],
+    ['a lock left by a killed daemon', () => `${deadPid()}\n`],
+    ['an empty lock', () => ''],
+  ]
+  it.each(homesToRace)('on %s, exactly one of five daemons started at once keeps running', async (_label, staleLock) => {
+    const dir = await home()
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ network: { listen_addr: '' } }))
+    if (staleLock) await writeFile(join(dir, 'daemon.lock'), staleLock())
+    const starters = startAtOnce(dir, 5)
+    try {
+      await waitFor(() => starters.filter(running).length === 1, 20_000)
+      const [winner] = starters.filter(running) as [Starter]
+      const health = await waitFor(() => createClient({ socketPath: servicePaths(dir).socket }).call('Health').catch(() => undefined), 20_000)
+      expect(health.pid).toBe(winner.child.pid)
+      for (const loser of starters.filter((starter) => starter !== winner)) {
+        expect(loser.child.exitCode, loser.stderr()).toBe(75)
+        expect(loser.stderr()).toContain(`another svc daemon (pid ${winner.child.pid}) is already running on ${dir}`)
+      }
+      expect((await readFile(join(dir, 'daemon.lock'), 'utf8')).trim()).toBe(String(winner.child.pid))
+      expect((await readdir(dir)).filter((name) => name.startsWith('daemon.lock'))).toEqual(['daemon.lock'])
+    } finally {
+      await Promise.all(starters.filter(running).map((starter) => (starter.child.kill(), once(starter.child, 'exit'))))
+    }
   })
 
   it('unlinks a stale socket file before binding', async () => {
