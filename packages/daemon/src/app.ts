@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino'
 import { MAX_BODY_BYTES } from '@svc/protocol'
 import type { Core } from '@svc/core'
+import { answerClientError } from './client-error.js'
 import { auth } from './plugins/auth.js'
 import { decoding } from './plugins/decoding.js'
 import { envelope } from './plugins/envelope.js'
@@ -44,6 +45,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     bodyLimit: MAX_BODY_BYTES,
     // HEAD is a wrong verb for /v1/health, not an implicit route.
     exposeHeadRoutes: false,
+    clientErrorHandler: answerClientError,
     serverFactory: (requestHandler) => {
       handler = requestHandler as RequestListener
       return createServer(requestHandler)

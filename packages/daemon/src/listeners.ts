@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { formatListenAddress, isLoopbackHost, parseListenAddress } from '@svc/core'
+import { answerClientError } from './client-error.js'
 
 /** What a TCP request carries about the listener it arrived on. */
 export interface TcpArrival {
@@ -84,6 +85,7 @@ export class TcpListener {
       ;(request as Tagged)[ARRIVAL] = arrival
       this.handler(request, response)
     })
+    next.on('clientError', answerClientError)
     try {
       await listen(next, port, host === '' ? undefined : host)
     } catch (error) {

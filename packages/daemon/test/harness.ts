@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths, type Client, type ServicePaths } from '@svc/protocol'
@@ -71,16 +72,42 @@ export function send(
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
-        let json: unknown
-        try {
-          json = JSON.parse(text)
-        } catch {
-          json = undefined
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: jsonOf(text) })
       })
     })
     void upload(req, options.body, () => answered)
+  })
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Writes `bytes` as they are on a fresh connection, such as a request line no HTTP
+ * client would send, and reads the answer; resolves once the server closes the connection.
+ */
+export function sendRaw(target: Target, bytes: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = 'socketPath' in target ? connect(target.socketPath) : connect(target.port, target.host)
+    let raw = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (raw += chunk))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [head = '', text = ''] = raw.split(/\r\n\r\n(.*)/s)
+      const [statusLine = '', ...lines] = head.split('\r\n')
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      )
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text, json: jsonOf(text) })
+    })
+    // Not ended from this side: the close has to come from the server.
+    socket.write(bytes)
   })
 }
 

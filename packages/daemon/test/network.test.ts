@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, DaemonError } from '@svc/protocol'
-import { send, startDaemon, tempHomes, type TestDaemon } from './harness.js'
+import { send, sendRaw, startDaemon, tempHomes, type TestDaemon } from './harness.js'
 
 const homes = tempHomes()
 afterEach(homes.release)
@@ -50,6 +50,17 @@ describe('TCP listener', () => {
       tcp_configured: false,
       tcp_bound: false,
       tcp_bound_addr: '',
+    })
+  })
+
+  it('answers a request it cannot parse with the envelope, and closes the connection', async () => {
+    const daemon = await daemonWith({})
+    const reply = await sendRaw(await tcpTarget(daemon), 'GARBAGE\r\n\r\n')
+    expect(reply.status).toBe(400)
+    expect(reply.headers['content-type']).toMatch(/^application\/json/)
+    expect(reply.json).toEqual({
+      data: null,
+      error: { message: expect.stringMatching(/^cannot read the HTTP request: /), daemon_rejected: true },
     })
   })
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES } from '@svc/protocol'
-import { cleanup, send, startDaemon, type TestDaemon } from './harness.js'
+import { cleanup, send, sendRaw, startDaemon, type TestDaemon } from './harness.js'
 
 let daemon: TestDaemon
 
@@ -61,6 +61,15 @@ describe('envelope and verbs', () => {
     expectRejected(await daemon.post('/v1/Snapshot', { statuses: ['running', 'sleeping'] }), 500)
     expect((await daemon.post('/v1/Snapshot', { statuses: ['sleeping'] })).json.error.message).toContain('"sleeping"')
     expectRejected(await daemon.post('/v1/Snapshot', { created_after: 'yesterday' }), 500)
+  })
+})
+
+describe('requests HTTP cannot parse', () => {
+  it('answers a garbage request line with the envelope and closes the connection', async () => {
+    const reply = await sendRaw(daemon.socket, 'GARBAGE\r\n\r\n')
+    expectRejected(reply, 400)
+    expect(reply.json.error.message).toMatch(/^cannot read the HTTP request: /)
+    expect(reply.headers.connection).toBe('close')
   })
 })
 
