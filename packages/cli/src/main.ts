@@ -11,6 +11,7 @@ import { sessionsCommand } from './commands/sessions.js'
 import { tabsCommand } from './commands/tabs.js'
 import { tasksCommand } from './commands/tasks.js'
 import { EXIT, UsageError } from './exit.js'
+import { refuseRemovedFlags } from './removed-flags.js'
 
 function program(): Command {
   const svc = new Command('svc')
@@ -34,9 +35,11 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   programsCommand(svc)
   configCommand(svc)
   tasksCommand(svc)
-  svc.commands.forEach(function exitOverride(command: Command) {
+  refuseRemovedFlags(svc)
+  svc.commands.forEach(function prepare(command: Command) {
     command.exitOverride()
-    command.commands.forEach(exitOverride)
+    refuseRemovedFlags(command)
+    command.commands.forEach(prepare)
   })
   return svc
 }

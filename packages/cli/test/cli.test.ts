@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { catalog, servicePaths } from '@svc/protocol'
+import { catalog, REMOVED_KEYS, servicePaths } from '@svc/protocol'
 import { runCli, startDaemon, tempHomes } from '../../daemon/test/harness.js'
 import { runInTerminal } from './terminal.js'
 
@@ -90,6 +90,25 @@ describe('help and usage', () => {
       expect(result.stderr, args.join(' ')).toContain(message)
     })
     expect(existsSync(servicePaths(dir).socket)).toBe(false)
+  })
+
+  it('refuses --auto-yes on any command as a usage error, with the guidance, without starting a daemon', async () => {
+    const dir = await home()
+    const cases = [
+      ['sessions', 'create', '--auto-yes'],
+      ['sessions', 'create', '--title', 'a', '--auto-yes'],
+      ['--auto-yes', 'health'],
+      ['tasks', 'add', '--cron', '* * * * *', '--auto-yes=true'],
+      ['config', 'get', '--auto-yes'],
+    ]
+    const results = await Promise.all(cases.map((args) => runCli(args, { SERVICE_HOME: dir })))
+    results.forEach((result, n) => {
+      const args = (cases[n] as string[]).join(' ')
+      expect(result.code, args).toBe(2)
+      expect(result.stderr, args).toBe(`svc: --auto-yes: ${REMOVED_KEYS.auto_yes}\n`)
+    })
+    expect(existsSync(servicePaths(dir).socket)).toBe(false)
+    expect((await runCli(['sessions', 'create', '--help'], {})).stdout).not.toContain('auto-yes')
   })
 
   it('exits 2 on a bad SERVICE_HOME', async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_BODY_BYTES } from '@svc/protocol'
+import { MAX_BODY_BYTES, REMOVED_KEYS } from '@svc/protocol'
 import { cleanup, send, sendRaw, startDaemon, type TestDaemon } from './harness.js'
 
 let daemon: TestDaemon
@@ -138,6 +138,19 @@ describe('request decoding', () => {
       const reply = await daemon.post('/v1/Snapshot', { auto_yes: true }, headers)
       expectRejected(reply, 400)
       expect(reply.json.error.message).toContain('program_overrides')
+    }
+  })
+
+  it('refuses auto_yes at any depth of the body, in both modes', async () => {
+    const bodies: Array<[string, unknown]> = [
+      ['/v1/AddTask', { task: { auto_yes: true } }],
+      ['/v1/AddTask', { task: { name: 'n', audit: [{ auto_yes: true }] } }],
+      ['/v1/UpdateTask', { id: 'x', update: { auto_yes: false } }],
+    ]
+    for (const headers of [{}, { 'X-SVC-Client-Version': '1.0.0' }] as Array<Record<string, string>>) {
+      for (const [path, body] of bodies) {
+        expectRejected(await daemon.post(path, body, headers), 400, REMOVED_KEYS.auto_yes)
+      }
     }
   })
 })

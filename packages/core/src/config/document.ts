@@ -1,5 +1,6 @@
+import { REMOVED_KEYS } from '@svc/protocol'
 import { CorruptFile, InvalidRequest, Refused } from '../errors.js'
-import { CONFIG_KEYS, CONFIG_KEY_NAMES, REMOVED_KEYS, defaultSettings, type ConfigKey, type KeyDef, type Settings } from './keys.js'
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, defaultSettings, type ConfigKey, type KeyDef, type Settings } from './keys.js'
 
 /** The raw JSON object of config.json; dotted key names are nested objects. */
 export type RawConfig = Record<string, unknown>

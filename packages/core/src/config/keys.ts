@@ -140,8 +140,3 @@ export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[]
 export function defaultSettings(): Settings {
   return Object.fromEntries(CONFIG_KEY_NAMES.map((name) => [name, structuredClone(CONFIG_KEYS[name].default)])) as Settings
 }
-
-export const REMOVED_KEYS: Record<string, string> = {
-  auto_yes:
-    'auto_yes was removed; put approval flags in the agent command line instead, e.g. svc config set program_overrides.claude "claude --dangerously-skip-permissions"',
-}

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Value from 'typebox/value'
-import { CLIENT_VERSION_HEADER, MAX_BODY_BYTES, type RouteDef } from '@svc/protocol'
-import { REMOVED_KEYS } from '@svc/core'
+import { CLIENT_VERSION_HEADER, MAX_BODY_BYTES, REMOVED_KEYS, type RouteDef } from '@svc/protocol'
 import { HttpError } from '../http-error.js'
 
 const MALFORMED = 'malformed JSON request body'
@@ -23,6 +22,16 @@ export function decodeErrorMessage(errors: FastifySchemaValidationError[]): stri
   return field === ''
     ? `${MALFORMED}: json: request body ${first.message ?? 'is invalid'}`
     : `${MALFORMED}: json: field "${field}" ${first.message ?? 'is invalid'}`
+}
+
+/** The first removed key anywhere in a body, such as AddTask's `task.auto_yes`. */
+function removedKeyIn(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  for (const [key, child] of Object.entries(value)) {
+    const found = REMOVED_KEYS[key] !== undefined ? key : removedKeyIn(child)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /**
@@ -55,7 +64,8 @@ export const decoding = fp(async (app: FastifyInstance) => {
     if (!route || route.method !== 'POST') return done()
     if (request.body === undefined || request.body === null) request.body = {}
     const body = request.body as Record<string, unknown>
-    const removed = Object.keys(body).find((key) => REMOVED_KEYS[key] !== undefined)
+    // Before lenient decoding drops it: a removed key is refused with guidance in both modes.
+    const removed = removedKeyIn(body)
     if (removed !== undefined) return done(new HttpError(400, REMOVED_KEYS[removed] as string))
     const header = request.headers[CLIENT_VERSION_HEADER]
     if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, body)
