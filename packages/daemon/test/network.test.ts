@@ -155,6 +155,7 @@ describe('CORS', () => {
     expect(allowed.headers.vary).toMatch(/Origin/)
     const other = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5174' } })
     expect(other.headers['access-control-allow-origin']).toBeUndefined()
+    expect(other.headers.vary).toMatch(/Origin/)
 
     await setConfig(daemon, 'network.cors_allowed_origins', 'http://localhost:5174')
     const now = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5174' } })
@@ -176,6 +177,26 @@ describe('CORS', () => {
     expect(preflight.headers['access-control-allow-origin']).toBe('https://ui.example.com')
     expect(preflight.headers['access-control-allow-methods']).toContain('POST')
     expect(preflight.headers['access-control-allow-headers']).toContain('authorization')
+  })
+
+  it('answers a preflight from an origin it does not allow with 204, echoing no origin', async () => {
+    const daemon = await daemonWith({ cors_allowed_origins: ['https://ui.example.com'] })
+    const preflight = await send(await tcpTarget(daemon), 'OPTIONS', '/v1/Snapshot', {
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
+    expect(preflight.headers.vary).toMatch(/Origin/)
+  })
+
+  it('answers OPTIONS that is not a preflight with 405', async () => {
+    const daemon = await daemonWith({ cors_allowed_origins: ['https://ui.example.com'] })
+    const tcp = await tcpTarget(daemon)
+    for (const headers of [{}, { 'access-control-request-method': 'POST' }] as Array<Record<string, string>>) {
+      const reply = await send(tcp, 'OPTIONS', '/v1/Snapshot', { headers })
+      expect(reply.status).toBe(405)
+      expect(reply.json.error).toEqual({ message: 'method OPTIONS not allowed; use POST', daemon_rejected: true })
+    }
   })
 })
 

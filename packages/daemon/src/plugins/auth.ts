@@ -43,6 +43,18 @@ export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }
     strictPreflight: false,
     optionsSuccessStatus: 204,
   })
+  // @fastify/cors answers the preflight of an allowed origin itself. It hands any other
+  // preflight to the not-found handler, whose 405 would say the route refuses OPTIONS; a
+  // preflight answers 204 whatever the origin, and without Access-Control-Allow-Origin the
+  // browser refuses the real request. Plain OPTIONS (not a preflight) stays 405.
+  app.addHook('onRequest', (request, reply, done) => {
+    const preflight =
+      request.method === 'OPTIONS' &&
+      request.headers.origin !== undefined &&
+      request.headers['access-control-request-method'] !== undefined
+    if (!preflight) return done()
+    reply.code(204).header('content-length', '0').send()
+  })
 
   // Callback-style hooks: cheaper than async ones on every request.
   app.addHook('onRequest', (request, _reply, done) => {
