@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { readdir, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
+import { createServer as createSocketServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { catalog, REMOVED_KEYS, servicePaths } from '@svc/protocol'
@@ -32,6 +33,29 @@ describe('svc routes', () => {
       summary: expect.any(String),
     })
     expect(existsSync(dir)).toBe(false)
+  })
+
+  it('never dials the socket, even when something listens there', async () => {
+    const dir = await home()
+    const socket = servicePaths(dir).socket
+    let connections = 0
+    const listener = createSocketServer((connection) => {
+      connections++
+      connection.destroy()
+    })
+    await new Promise<void>((resolve) => listener.listen(socket, resolve))
+    try {
+      const before = (await readdir(dir)).sort()
+      for (const args of [['routes'], ['routes', '--json']]) {
+        const result = await runCli(args, { SERVICE_HOME: dir })
+        expect(result.code, result.stderr).toBe(0)
+        expect(result.stdout).toContain(socket)
+      }
+      expect(connections).toBe(0)
+      expect((await readdir(dir)).sort()).toEqual(before)
+    } finally {
+      listener.close()
+    }
   })
 
   it('prints a table for people', async () => {

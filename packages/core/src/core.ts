@@ -43,12 +43,16 @@ export class Core {
     return this.currentPhase
   }
 
-  /** Brings back durable state, then opens the session and task routes. */
-  async restore(): Promise<void> {
+  /**
+   * Brings back durable state, then opens the session and task routes. `beforeReady` runs
+   * with everything restored and the phase still warming.
+   */
+  async restore(beforeReady: () => Promise<void> = async () => {}): Promise<void> {
     await this.projects.restore()
     await this.sessions.restore()
     this.sessions.startObserving()
     await this.tasks.restore()
+    await beforeReady()
     this.currentPhase = 'ready'
   }
 

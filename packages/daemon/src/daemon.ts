@@ -35,8 +35,9 @@ function clockFrom(env: NodeJS.ProcessEnv): Clock {
 }
 
 /**
- * Test hook: while the file named by SVC_RESTORE_GATE exists, warm-up waits, so the
- * 503 answers of a restoring daemon can be observed deterministically.
+ * Test hook: while the file named by SVC_RESTORE_GATE exists, the core holds between
+ * restoring its state and turning ready, so a test sees the 503 answers of a daemon that
+ * has really restored, then that state in the first answer after the gate opens.
  */
 async function restoreGate(env: NodeJS.ProcessEnv): Promise<void> {
   const gate = env.SVC_RESTORE_GATE
@@ -117,7 +118,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     cleanups.push(() => unlink(paths.pid).catch(() => {}))
     log.info({ version: SVC_VERSION, socket: paths.socket, boot_id: core.bootId }, 'daemon started')
 
-    const restored = restoreGate(env).then(() => core.restore())
+    const restored = core.restore(() => restoreGate(env))
     let stopping: Promise<void> | undefined
     return {
       paths,

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { CONFIG_KEY_NAMES } from '@svc/core'
-import { cleanup, startDaemon, type TestDaemon } from './harness.js'
+import { cleanup, startDaemon, tempHomes, type TestDaemon } from './harness.js'
+import { branches, openSessionDaemon } from './sessions-kit.js'
 
 let daemon: TestDaemon
 const initial = { network: { listen_addr: '' } }
@@ -166,5 +167,25 @@ describe('UnsetConfigValue', () => {
   it('refuses unknown keys and auto_yes', async () => {
     expect((await unset('nope')).status).toBe(500)
     expect((await unset('auto_yes')).json.error.message).toContain('program_overrides')
+  })
+})
+
+describe('keys that apply on the next start', () => {
+  const homes = tempHomes()
+  afterAll(homes.release)
+
+  it('creates branches with the start-time branch_prefix until the daemon restarts', async () => {
+    // The session daemon starts with branch_prefix "agent/".
+    const { repo, daemon: sessions } = await openSessionDaemon(homes)
+    const change = await sessions.post('/v1/SetConfigValue', { key: 'branch_prefix', value: 'later/' })
+    expect(change.json.data).toMatchObject({ ok: true, value: 'later/', applies: 'next-start' })
+    const before = await sessions.client.call('CreateSession', { repo_path: repo, title: 'before' })
+    expect(before.instance.branch).toBe('agent/before')
+
+    await sessions.stop()
+    const restarted = await startDaemon({ home: sessions.home })
+    const after = await restarted.client.call('CreateSession', { repo_path: repo, title: 'after' })
+    expect(after.instance.branch).toBe('later/after')
+    expect(branches(repo)).toEqual(['agent/before', 'later/after', 'main'])
   })
 })

@@ -4,9 +4,11 @@ import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, servicePaths } from '@svc/protocol'
-import { DAEMON_MAIN, send, startDaemon, tempHomes, waitFor } from './harness.js'
+import { DAEMON_MAIN, runCli, send, startDaemon, tempHomes, waitFor } from './harness.js'
+import { makeRepo, startSessionDaemon } from './sessions-kit.js'
 
 const homes = tempHomes()
 const home = homes.make
@@ -178,6 +180,38 @@ describe('warm-up', () => {
     const snapshot = await daemon.post('/v1/Snapshot', {})
     expect(snapshot.status).toBe(200)
     expect(snapshot.json.data.boot_id).toBe(health.json.data.boot_id)
+  })
+
+  it('restores stored sessions while warming and opens with them; a CLI started meanwhile waits', async () => {
+    const dir = await home()
+    const repo = await makeRepo(dir)
+    const first = await startSessionDaemon({ home: join(dir, 'svc') })
+    await first.client.call('CreateSession', { repo_path: repo, title: 'kept' })
+    await first.stop()
+
+    const gate = join(dir, 'restore-gate')
+    await writeFile(gate, '')
+    const daemon = await startDaemon({ home: first.home, env: { SVC_RESTORE_GATE: gate }, waitReady: false })
+    const warming = { data: null, error: { message: 'the daemon is starting (restoring sessions); retry shortly', daemon_rejected: true } }
+    for (const [route, body] of [['/v1/Snapshot', {}], ['/v1/ListTasks', {}], ['/v1/CreateTab', { title: 'kept' }]] as const) {
+      const reply = await daemon.post(route, body)
+      expect([route, reply.status, reply.json]).toEqual([route, 503, warming])
+    }
+    const cli = runCli(['sessions', 'list', '--json'], { SERVICE_HOME: daemon.home })
+    // Long enough for the CLI to be refused at least once before the gate opens.
+    await sleep(1_500)
+    expect((await daemon.client.call('Health')).phase).toBe('warming')
+
+    await unlink(gate)
+    const opened = await waitFor(async () => {
+      const reply = await daemon.post('/v1/Snapshot', {})
+      return reply.status === 503 ? undefined : reply
+    })
+    expect(opened.status).toBe(200)
+    expect(opened.json.data.instances.map((instance: { title: string }) => instance.title)).toEqual(['kept'])
+    const listed = await cli
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).instances.map((instance: { title: string }) => instance.title)).toEqual(['kept'])
   })
 
   it('gives each process a new boot_id', async () => {

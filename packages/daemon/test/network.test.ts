@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, DaemonError } from '@svc/protocol'
-import { send, sendRaw, startDaemon, tempHomes, type TestDaemon } from './harness.js'
+import { send, sendRaw, startDaemon, tempHomes, waitFor, type TestDaemon } from './harness.js'
 
 const homes = tempHomes()
 afterEach(homes.release)
@@ -61,6 +61,16 @@ describe('TCP listener', () => {
     expect(reply.json).toEqual({
       data: null,
       error: { message: expect.stringMatching(/^cannot read the HTTP request: /), daemon_rejected: true },
+    })
+  })
+
+  it('reports a configured preview listener that this version does not serve', async () => {
+    const daemon = await daemonWith({ preview_listen_addr: '127.0.0.1:0' })
+    expect((await daemon.client.call('Health')).listeners).toMatchObject({
+      preview_configured: true,
+      preview_bound: false,
+      preview_bound_addr: '',
+      preview_error: expect.stringContaining('not available'),
     })
   })
 
@@ -133,6 +143,21 @@ describe('bearer token', () => {
     expect((await send(tcp, 'GET', '/v1/health')).status).toBe(401)
     const secret = await token(daemon)
     expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+  })
+
+  it('warns at start, in daemon.log and GetConfig, when the control API is reachable from the network without a token', async () => {
+    const daemon = await daemonWith({ listen_addr: '0.0.0.0:0', require_token: false })
+    const warning = 'network.listen_addr 0.0.0.0:0 makes the control API reachable from the network without a token'
+    const logged = await waitFor(async () =>
+      (await readFile(daemon.paths.log, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .find((entry) => entry.msg.includes(warning)),
+    )
+    expect(logged.level).toBe(40)
+    expect((await daemon.client.call('GetConfig')).warnings).toContainEqual(expect.stringContaining(warning))
+    expect((await daemon.client.call('Health')).listeners.tcp_bound_addr).toMatch(/^0\.0\.0\.0:\d+$/)
   })
 
   it('warns when the control API is reachable from the network without a token, and still binds', async () => {

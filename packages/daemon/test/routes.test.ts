@@ -1,13 +1,17 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { routes } from '@svc/protocol'
 import { startDaemon, type RunningDaemon } from '@svc/daemon'
-import { cleanup, send, tempDir } from './harness.js'
+import { cleanup, runCli, send, tempDir } from './harness.js'
 
 let home: string
 let daemon: RunningDaemon
 
 beforeAll(async () => {
   home = await tempDir()
+  // No TCP listener: the default address may be taken, or wanted by another test.
+  await writeFile(join(home, 'config.json'), JSON.stringify({ network: { listen_addr: '' } }))
   daemon = await startDaemon({ SERVICE_HOME: home })
   await daemon.restored
 })
@@ -30,4 +34,14 @@ it('answers every table route over the socket', async () => {
     expect(reply.status, route.name).not.toBe(404)
     expect(reply.status, route.name).not.toBe(405)
   }
+})
+
+it('is what `svc routes` prints: every public route the daemon serves, and only those', async () => {
+  const result = await runCli(['routes', '--json'], { SERVICE_HOME: home })
+  expect(result.code, result.stderr).toBe(0)
+  const printed = JSON.parse(result.stdout) as { socket: string; routes: Array<{ method: string; path: string }> }
+  expect(printed.socket).toBe(daemon.paths.socket)
+  const publicRoutes = new Set(routes.filter((route) => route.public).map(({ method, path }) => `${method} ${path}`))
+  const served = daemon.app.served.map(({ method, url }) => `${method} ${url}`).filter((route) => publicRoutes.has(route))
+  expect(printed.routes.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(served.sort())
 })

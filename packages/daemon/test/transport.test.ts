@@ -30,7 +30,15 @@ describe('envelope and verbs', () => {
       ok: true,
       phase: 'ready',
       pid: daemon.process.pid,
-      listeners: { http_unix_bound: true, tcp_configured: false, tcp_bound: false, tcp_bound_addr: '' },
+      listeners: {
+        http_unix_bound: true,
+        tcp_configured: false,
+        tcp_bound: false,
+        tcp_bound_addr: '',
+        preview_configured: false,
+        preview_bound: false,
+        preview_bound_addr: '',
+      },
     })
     expect(reply.json.data.boot_id).toMatch(/^[0-9a-f]{16}$/)
     expect(reply.json.data.version).toMatch(/^\d+\.\d+\.\d+/)
