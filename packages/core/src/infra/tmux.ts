@@ -173,14 +173,18 @@ export class Tmux {
   /** Clears the composer and pastes `text` (bracketed when the program asked for it). */
   async paste(name: string, text: string): Promise<void> {
     const buffer = `svc-${process.pid}-${Date.now()}`
-    await this.run(
+    const target = paneTarget(name)
+    // tmux 3.3 crashes, taking every session with it, when pasting into a dead pane.
+    const dead = await this.run(
       [
         ['load-buffer', '-b', buffer, '-'],
-        ['send-keys', '-t', paneTarget(name), 'C-u'],
-        ['paste-buffer', '-p', '-d', '-b', buffer, '-t', paneTarget(name)],
+        ['send-keys', '-t', target, 'C-u'],
+        ['display-message', '-p', '-t', target, '#{pane_dead}'],
+        ['if-shell', '-F', '-t', target, '#{pane_dead}', `delete-buffer -b ${buffer}`, `paste-buffer -p -d -b ${buffer} -t ${target}`],
       ],
       text,
     )
+    if (dead.trim() === '1') throw new TmuxError(`tmux paste-buffer: the pane of ${name} is dead (its program exited)`, false, '')
   }
 
   async sendKeys(name: string, ...keys: string[]): Promise<void> {
