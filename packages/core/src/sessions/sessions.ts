@@ -6,7 +6,7 @@ import { TabKind, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { agentOf } from '../agents.js'
 import type { Config } from '../config/config.js'
-import { InvalidRequest, NotFound, Refused } from '../errors.js'
+import { InvalidRequest, MutationCommitted, NotFound, Refused } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
 import { resolveRepository, type Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
@@ -46,6 +46,11 @@ export interface SessionsOptions {
 
 export type SettledListener = (id: string, how: 'settled' | 'removed') => void
 
+/** The record was saved before `error` struck: the operation must not be retried. */
+function committed(done: string, error: unknown): MutationCommitted {
+  return new MutationCommitted(`${done}, but ${(error as Error).message}`)
+}
+
 /** The prompt that resumes an agent after a usage limit. */
 const RESUME_PROMPT = 'continue'
 /** How long a new agent gets to draw something before its first prompt is pasted anyway. */
@@ -61,6 +66,8 @@ export class Sessions {
   private readonly records = new Map<string, SessionRecord>()
   private readonly ops = new KeyedQueue()
   private readonly repos = new KeyedQueue()
+  /** DeliverPrompt per repository and title, so two deliveries cannot both create the session. */
+  private readonly deliveries = new KeyedQueue()
   /** Sessions being created: not yet in their queue, already in the map. */
   private readonly creating = new Set<string>()
   private readonly archiving = new Set<string>()
@@ -348,6 +355,8 @@ export class Sessions {
         await this.waitForFirstDraw(record)
         await this.ops.run(record.id, () => this.deliverInto(record, request.prompt as string))
       }
+    } catch (error) {
+      throw committed(`session "${record.title}" was created`, error)
     } finally {
       this.creating.delete(record.id)
     }
@@ -384,7 +393,7 @@ export class Sessions {
       } catch (error) {
         this.transition(record, 'dead')
         await this.save(record)
-        throw error
+        throw committed(`session "${record.title}" was stopped and marked dead`, error)
       }
       await this.store.remove(record.id)
       this.forget(record.id)
@@ -392,9 +401,8 @@ export class Sessions {
     })
   }
 
-  /** Stops tmux, moves the worktree to archived/<repo_id>/<title>, keeps the record. */
-  archive(ref: SessionRef): Promise<string> {
-    const record = this.find(ref)
+  /** Refuses to archive a session that enabled tasks target or that is archived already. */
+  private refuseArchiving(record: SessionRecord): void {
     const targeting = this.targetedBy(record)
     if (targeting.length > 0) {
       throw new Refused(
@@ -402,35 +410,43 @@ export class Sessions {
       )
     }
     if (stateOf(record) === 'archived') throw new Refused(`session "${record.title}" is already archived`)
+  }
+
+  /** Stops tmux, moves the worktree to archived/<repo_id>/<title>, keeps the record. */
+  archive(ref: SessionRef): Promise<string> {
+    const record = this.find(ref)
+    // Refused before any mutation, and marked so no task is enabled on it while it waits.
+    this.refuseArchiving(record)
     this.archiving.add(record.id)
-    return this.operate(ref, async (current) => {
-      try {
-        this.transition(current, 'deleting')
-        await this.runtime.teardown(current)
-        this.forgetRuntime(current)
-        let archived = current.path
-        if (!current.in_place) {
-          archived = await this.repos.run(current.repo_id, async () => {
-            const target = freePath(join(this.options.paths.archived, current.repo_id, current.title))
-            try {
-              await moveWorktree(current.repo_path, current.path, target, this.runtime.subprocessEnv())
-            } catch (error) {
-              // The runtime is already gone; the worktree stays where it was.
-              this.transition(current, 'dead')
-              await this.save(current)
-              throw error
-            }
-            return target
-          })
-        }
-        current.archived_path = archived
-        this.transition(current, 'archived')
-        await this.save(current)
-        return archived
-      } finally {
-        this.archiving.delete(current.id)
+    const archived = this.operate(ref, async (current) => {
+      // Again in the queue: an archive or a task enabled while this one waited.
+      this.refuseArchiving(current)
+      // An archive queued ahead of this one cleared the mark as it finished.
+      this.archiving.add(current.id)
+      this.transition(current, 'deleting')
+      await this.runtime.teardown(current)
+      this.forgetRuntime(current)
+      let path = current.path
+      if (!current.in_place) {
+        path = await this.repos.run(current.repo_id, async () => {
+          const target = freePath(join(this.options.paths.archived, current.repo_id, current.title))
+          try {
+            await moveWorktree(current.repo_path, current.path, target, this.runtime.subprocessEnv())
+          } catch (error) {
+            // The runtime is already gone; the worktree stays where it was.
+            this.transition(current, 'dead')
+            await this.save(current)
+            throw committed(`session "${current.title}" was stopped and marked dead`, error)
+          }
+          return target
+        })
       }
+      current.archived_path = path
+      this.transition(current, 'archived')
+      await this.save(current)
+      return path
     })
+    return archived.finally(() => this.archiving.delete(record.id))
   }
 
   /** Moves an archived worktree back next to the repository and respawns the agent. */
@@ -527,20 +543,23 @@ export class Sessions {
     if (!request.repo_path) throw new InvalidRequest('repo_path is required')
     if (!request.prompt) throw new InvalidRequest('prompt is required')
     const repo = await resolveRepository(request.repo_path)
-    const existing = this.inRepo(repo.id, request.title)
-    if (!existing) {
-      const { title, repo_path, program, prompt } = request
-      const created = await this.create({ title, repo_path, program, prompt })
-      return { status: 'started', ...(created.last_prompt_delivery_status ? { delivery: created.last_prompt_delivery_status } : {}) }
-    }
-    return this.operate({ id: existing.id }, async (record) => {
-      this.liveOrRefuse(record)
-      if (request.defer_while_attached && (await this.attached(record))) {
-        record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
-        await this.save(record)
-        return { status: 'sent', deferred: true }
+    // The look-up and the create happen alone, or two deliveries would both create.
+    return this.deliveries.run(`${repo.id}/${request.title}`, async () => {
+      const existing = this.inRepo(repo.id, request.title as string)
+      if (!existing) {
+        const { title, repo_path, program, prompt } = request
+        const created = await this.create({ title, repo_path, program, prompt })
+        return { status: 'started', ...(created.last_prompt_delivery_status ? { delivery: created.last_prompt_delivery_status } : {}) }
       }
-      return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
+      return this.operate({ id: existing.id }, async (record) => {
+        this.liveOrRefuse(record)
+        if (request.defer_while_attached && (await this.attached(record))) {
+          record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
+          await this.save(record)
+          return { status: 'sent', deferred: true }
+        }
+        return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
+      })
     })
   }
 
@@ -561,12 +580,15 @@ export class Sessions {
 
   // ---------------------------------------------------------------- tabs
 
-  /** A change to one session's tab roster, alone in its queue, then saved. */
+  /** A change to one session's tab roster, alone in its queue; saved only when the roster really changed. */
   private changeTabs<T>(ref: SessionRef, change: (record: SessionRecord) => Promise<T> | T): Promise<T> {
     return this.operate(ref, async (record) => {
+      const before = JSON.stringify(record.tabs)
       const result = await change(record)
-      this.touch(record)
-      await this.save(record)
+      if (JSON.stringify(record.tabs) !== before) {
+        this.touch(record)
+        await this.save(record)
+      }
       return result
     })
   }
