@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
+import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tempHomes, type TestDaemon } from './harness.js'
-import { branches, makeRepo, openSessionDaemon, session, tmuxSessions, worktrees } from './sessions-kit.js'
+import { branches, git, makeRepo, openSessionDaemon, session, startSessionDaemon, tmuxSessions, worktrees } from './sessions-kit.js'
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -127,6 +128,34 @@ describe('where and what runs', () => {
       ],
       default: 'local',
     })
+  })
+})
+
+describe('worktrees and branches', () => {
+  it('numbers the worktree path when <repo>-<title> is already a directory', async () => {
+    await mkdir(`${repo}-occupied`)
+    const { instance } = (await create({ repo_path: repo, title: 'occupied' })).json.data
+    expect(instance.path).toBe(`${repo}-occupied-2`)
+    expect(worktrees(repo)).toContain(`${repo}-occupied-2`)
+  })
+
+  it('checks out a branch that already existed, and keeps it on KillSession', async () => {
+    git(repo, 'branch', 'agent/preexisting')
+    const { instance } = (await create({ repo_path: repo, title: 'preexisting' })).json.data
+    expect(instance.branch).toBe('agent/preexisting')
+    expect(JSON.parse(await readFile(join(daemon.home, 'sessions', `${instance.id}.json`), 'utf8')).branch_created).toBe(false)
+    await daemon.client.call('KillSession', { title: 'preexisting' })
+    expect(worktrees(repo)).not.toContain(instance.path)
+    expect(branches(repo)).toContain('agent/preexisting')
+  })
+
+  it('prefixes branches with the lowercase user name when branch_prefix is not configured', async () => {
+    const dir = await homes.make()
+    const fresh = await makeRepo(dir)
+    const unset = await startSessionDaemon({ home: join(dir, 'svc'), settings: { branch_prefix: undefined } })
+    const { instance } = await unset.client.call('CreateSession', { repo_path: fresh, title: 'prefixed' })
+    expect(instance.branch).toBe(`${userInfo().username.toLowerCase()}/prefixed`)
+    expect(branches(fresh)).toContain(instance.branch)
   })
 })
 

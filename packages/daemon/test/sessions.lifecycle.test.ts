@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { branches, paneText, session, tmuxSessions, waitForSession, worktrees, openSessionDaemon } from './sessions-kit.js'
+import { branches, git, paneText, session, tmuxSessions, waitForSession, worktrees, openSessionDaemon } from './sessions-kit.js'
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -84,6 +84,8 @@ it('drives a fake agent through create, prompt, tabs, archive, restore and kill'
   // restore: back next to the repository, agent and tabs respawned
   expect(await daemon.client.call('RestoreArchived', { title: 'fix-parser' })).toEqual({ ok: true, worktree_path: worktree })
   expect(worktrees(repo)).toEqual([repo, worktree])
+  expect(branches(repo)).toEqual(['agent/fix-parser', 'main'])
+  expect(git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/fix-parser')
   expect(tmuxSessions(daemon.home)).toEqual([agentTmux, `${agentTmux}__dev-server`, `${agentTmux}__shell`])
   const restored = await session(daemon, 'fix-parser')
   expect(restored).toMatchObject({ liveness_name: 'running', path: worktree })
@@ -98,5 +100,17 @@ it('drives a fake agent through create, prompt, tabs, archive, restore and kill'
   expect(worktrees(repo)).toEqual([repo])
   expect(branches(repo)).toEqual(['main'])
   expect(existsSync(join(daemon.home, 'sessions', `${instance.id}.json`))).toBe(false)
+  expect((await daemon.client.call('Snapshot', {})).instances).toEqual([])
+})
+
+it('KillSession on an archived session removes the archived worktree and the branch', async () => {
+  const { instance } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'shelved' })
+  const { archived_path } = await daemon.client.call('ArchiveSession', { title: 'shelved' })
+  expect(worktrees(repo)).toEqual([repo, archived_path])
+  expect(await daemon.client.call('KillSession', { title: 'shelved' })).toEqual({ ok: true })
+  expect(existsSync(archived_path)).toBe(false)
+  expect(existsSync(instance.path)).toBe(false)
+  expect(worktrees(repo)).toEqual([repo])
+  expect(branches(repo)).toEqual(['main'])
   expect((await daemon.client.call('Snapshot', {})).instances).toEqual([])
 })

@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { tempHomes } from './harness.js'
-import { FAKE_AGENT, makeRepo, startSessionDaemon, tmux, tmuxSessions, waitForSession } from './sessions-kit.js'
+import { FAKE_AGENT, makeRepo, startSessionDaemon, tmux, tmuxSessions, waitForSession, worktrees } from './sessions-kit.js'
 
 const homes = tempHomes()
 afterEach(homes.release)
@@ -78,11 +79,27 @@ it('refuses RestoreSession before admission when the boot id does not match, and
   const { repo, daemon } = await setUp()
   await daemon.client.call('CreateSession', { repo_path: repo, title: 'live' })
   const { boot_id } = await daemon.client.call('Snapshot', {})
+  const panes = () => tmux(daemon.home, 'list-panes', '-a', '-F', '#{pane_pid}').trim()
+  const before = panes()
   await expect(
     daemon.client.call('RestoreSession', { title: 'live', expected_daemon_boot_id: 'stale-boot', force_reap: true }),
   ).rejects.toThrow(`the daemon restarted (boot id ${boot_id}, expected stale-boot)`)
   await expect(daemon.client.call('RestoreSession', { title: 'live' })).rejects.toThrow('pass force_reap to replace its runtime')
-  const before = tmux(daemon.home, 'list-panes', '-a', '-F', '#{pane_pid}').trim()
+  expect(panes()).toBe(before)
   await daemon.client.call('RestoreSession', { title: 'live', expected_daemon_boot_id: boot_id, force_reap: true })
-  expect(tmux(daemon.home, 'list-panes', '-a', '-F', '#{pane_pid}').trim()).not.toBe(before)
+  expect(panes()).not.toBe(before)
+})
+
+it('brings an archived session back with RestoreSession: worktree next to the repository, agent running', async () => {
+  const { repo, daemon } = await setUp()
+  const { instance } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'shelved' })
+  const { archived_path } = await daemon.client.call('ArchiveSession', { title: 'shelved' })
+  expect(tmuxSessions(daemon.home)).toEqual([])
+  expect(await daemon.client.call('RestoreSession', { title: 'shelved' })).toEqual({ ok: true })
+  expect(worktrees(repo)).toEqual([repo, instance.path])
+  expect(existsSync(archived_path)).toBe(false)
+  expect(tmuxSessions(daemon.home)).toEqual([instance.tabs[0]?.tmux_name])
+  const restored = await waitForSession(daemon, 'shelved', (s) => s.liveness_name === 'ready')
+  expect(restored).toMatchObject({ path: instance.path })
+  expect(restored).not.toHaveProperty('archived_path')
 })

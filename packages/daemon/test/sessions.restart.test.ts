@@ -33,6 +33,7 @@ it('keeps every session across a daemon restart, with ids and timestamps intact'
   for (const [index, instance] of after.instances.entries()) {
     const previous = before.instances[index] as (typeof before.instances)[number]
     expect(instance.created_at).toBe(previous.created_at)
+    expect(instance.tabs.map((tab) => tab.id)).toEqual(previous.tabs.map((tab) => tab.id))
     expect(instance.boot_id).toBe(after.boot_id)
     // Re-attached and archived sessions are untouched; only the respawned one changed.
     if (instance.title !== 'respawned') expect(instance.updated_at).toBe(previous.updated_at)
