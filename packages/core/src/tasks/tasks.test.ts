@@ -83,8 +83,7 @@ it('never lets a read that started before a write undo it', async () => {
   const tasks = await engine()
   tasks.attach(sessions())
   await tasks.restore()
-  await tasks.add({ task: cron('nightly', { target_session: 'desk' }) })
-  const [{ repo_id }] = (await tasks.list()).tasks as [{ repo_id: string }]
+  const { repo_id } = (await tasks.add({ task: cron('nightly', { target_session: 'desk' }) })).task
   // The engine's next read of the file (its file watch or a list, whichever comes first) is held after reading.
   const other = new TaskStore(join(dir, 'tasks.json'))
   const load = TaskStore.prototype.load
