@@ -28,7 +28,7 @@ export class Core {
     readonly log: Logger,
     readonly clock: Clock,
     /** The daemon's environment, which sessions filter for their panes. */
-    env: NodeJS.ProcessEnv = process.env,
+    readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, env })
     this.projects = new Projects(paths, config, this.sessions)

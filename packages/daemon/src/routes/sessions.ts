@@ -1,11 +1,11 @@
 import { backends, programs, type Core } from '@svc/core'
 import { PreEncoded, type GroupHandlers } from './group.js'
 
-export function sessionRoutes({ sessions, config }: Core): GroupHandlers<'sessions'> {
+export function sessionRoutes({ sessions, config, env }: Core): GroupHandlers<'sessions'> {
   return {
     CreateSession: async (body) => ({ instance: sessions.describe(await sessions.create(body)) }),
     ListBackends: () => backends(),
-    ListPrograms: () => programs(config, process.env.PATH),
+    ListPrograms: () => programs(config, env.PATH),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
     Snapshot: (body) => new PreEncoded(sessions.snapshotJson(body)),
     KillSession: async (body) => {
