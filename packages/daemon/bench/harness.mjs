@@ -96,10 +96,13 @@ export async function startDaemon({ config = { network: { listen_addr: '' } }, e
   return { home, paths, client, pid: child.pid, stop }
 }
 
-/** The floor server: node:http on `socketPath` answering `answers` ("METHOD /path" → body), nothing else. */
-export async function startBare(socketPath, answers) {
+/**
+ * The floor server: node:http on `socketPath` answering `answers` ("METHOD /path" → body),
+ * nothing else; with `framework` "fastify", a bare Fastify answering the same.
+ */
+export async function startBare(socketPath, answers, framework = 'node') {
   await rm(socketPath, { force: true })
-  const child = spawnServer([BARE, socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = spawnServer([BARE, socketPath, framework], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child.send(answers)
   await new Promise((resolve) => child.once('message', resolve))
   return { stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }

@@ -1,5 +1,6 @@
 // GET /v1/health and an empty Snapshot over the daemon's socket, against a bare
-// node:http server on a Unix socket answering the same bytes, in the same run.
+// node:http server on a Unix socket answering the same bytes, in the same run; a bare
+// Fastify answering them too shows how much of the gap is the framework's own.
 import { createClient } from '@svc/protocol'
 import { compare, fmt, report, startBare, startDaemon } from './harness.mjs'
 
@@ -16,21 +17,29 @@ export async function run() {
     if (reply.status !== 200) throw new Error(`${name}: HTTP ${reply.status}`)
   }
   const bareSocket = `${daemon.home}/bare.sock`
+  const fastifySocket = `${daemon.home}/fastify.sock`
   const bare = await startBare(bareSocket, answers)
+  const fastify = await startBare(fastifySocket, answers, 'fastify')
   try {
+    const target = (socketPath) => ({ socketPath, client: createClient({ socketPath }) })
     const targets = {
-      floor: { socketPath: bareSocket, client: createClient({ socketPath: bareSocket }) },
+      floor: target(bareSocket),
+      fastify: target(fastifySocket),
       svc: { socketPath: daemon.paths.socket, client: daemon.client },
     }
     for (const [name, route] of Object.entries(routes)) {
-      const { floor, svc } = await compare(targets, route)
+      const figures = await compare(targets, route)
+      const row = ({ rps, p50, p99 }) => `${fmt.rps(rps)}  p50 ${fmt.ms(p50)}  p99 ${fmt.ms(p99)}`
       report(`${route.method} ${route.path} over the Unix socket (${name})`, [
-        ['bare node:http', `${fmt.rps(floor.rps)}  p50 ${fmt.ms(floor.p50)}  p99 ${fmt.ms(floor.p99)}`],
-        ['svc daemon', `${fmt.rps(svc.rps)}  p50 ${fmt.ms(svc.p50)}  p99 ${fmt.ms(svc.p99)}`],
-        ['throughput ratio', fmt.ratio(svc.rps / floor.rps, '>= 0.70')],
+        ['bare node:http', row(figures.floor)],
+        ['bare Fastify (the framework alone)', row(figures.fastify)],
+        ['svc daemon', row(figures.svc)],
+        ['throughput ratio', fmt.ratio(figures.svc.rps / figures.floor.rps, '>= 0.70')],
+        ['bare Fastify to node:http', (figures.fastify.rps / figures.floor.rps).toFixed(2)],
       ])
     }
   } finally {
+    await fastify.stop()
     await bare.stop()
     await daemon.stop()
   }
