@@ -121,7 +121,10 @@ it('completes a run spawned before a daemon restart: the stored run is adopted a
   const dir = await homes.make()
   const own = await makeRepo(dir)
   const home = join(dir, 'svc')
-  let restarted = await startSessionDaemon({ home })
+  // A slower poll: an agent starved of CPU for one interval on a loaded machine would look
+  // settled, and a run whose session settled before the stop completes at once on restart.
+  const settings = { daemon_poll_interval: '600ms' }
+  let restarted = await startSessionDaemon({ home, settings })
   await restarted.client.call('AddTask', {
     task: { id: 'long', name: 'long', cron_expr: '0 0 1 1 *', prompt: '/busy 4 long', project_path: own, on_complete: 'kill' },
   })
@@ -130,7 +133,7 @@ it('completes a run spawned before a daemon restart: the stored run is adopted a
   expect(stored.runs).toEqual([expect.objectContaining({ title: 'long', task_id: 'long' })])
   await restarted.stop()
 
-  restarted = await startSessionDaemon({ home })
+  restarted = await startSessionDaemon({ home, settings })
   // Still working a second later: not completed yet.
   await sleep(1000)
   expect((await session(restarted, 'long')).liveness_name).toBe('running')
