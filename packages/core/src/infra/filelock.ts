@@ -1,14 +1,21 @@
 import lockfile from 'lockfile'
 
-const options: lockfile.Options = {
-  // A writer holds the lock for one read-modify-write; older than this means it died.
-  stale: 10_000,
-  wait: 15_000,
-  pollPeriod: 20,
+/**
+ * Fresh for every lock: lockfile writes into the options it is given (the first
+ * attempt's start time, which bounds the wait), so shared options would make every
+ * contended lock after the first `wait` fail at once.
+ */
+function lockOptions(): lockfile.Options {
+  return {
+    // A writer holds the lock for one read-modify-write; older than this means it died.
+    stale: 10_000,
+    wait: 15_000,
+    pollPeriod: 20,
+  }
 }
 
 function lock(path: string): Promise<void> {
-  return new Promise((resolve, reject) => lockfile.lock(path, options, (error) => (error ? reject(error) : resolve())))
+  return new Promise((resolve, reject) => lockfile.lock(path, lockOptions(), (error) => (error ? reject(error) : resolve())))
 }
 
 function unlock(path: string): Promise<void> {
