@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import type { Static } from 'typebox'
+import { TabKind, type ServicePaths } from '@svc/protocol'
+import type * as wire from '@svc/protocol'
+import { agentOf } from '../agents.js'
+import type { Config } from '../config/config.js'
+import { InvalidRequest, Refused } from '../errors.js'
+import { resolveRepository, type Repository } from '../infra/git.js'
+import { backendOf } from './catalog.js'
+import type { Observer } from './observer.js'
+import type { Prompts } from './prompts.js'
+import { isLive, setState, stateOf, type SessionRecord } from './record.js'
+import { agentTab, agentTmuxName, type Runtime } from './runtime.js'
+import { committed, type SessionRef, type SessionTable } from './table.js'
+import { tabId } from './tabs.js'
+import { allocateTitle } from './titles.js'
+import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
+
+type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
+
+export interface LifecycleOptions {
+  paths: ServicePaths
+  config: Config
+  log: Logger
+  bootId: string
+  /** Ids of enabled tasks that target the session. */
+  targetedBy(record: SessionRecord): string[]
+  /** Told of each repository a session is created in. */
+  repository(repo: Repository): Promise<void>
+}
+
+/**
+ * Sessions coming and going: restored at start, created, killed, archived and restored,
+ * their runtime respawned. Each operation holds its session alone.
+ */
+export class Lifecycle {
+  constructor(
+    private readonly table: SessionTable,
+    private readonly runtime: Runtime,
+    private readonly observer: Observer,
+    private readonly prompts: Prompts,
+    private readonly options: LifecycleOptions,
+  ) {}
+
+  /**
+   * Warm-up: sessions whose tmux session survived are re-attached untouched; live ones
+   * whose tmux session is gone are respawned; archived ones stay inert.
+   */
+  async restore(records: SessionRecord[], alive: ReadonlySet<string>): Promise<void> {
+    const { table } = this
+    for (const record of records) table.records.set(record.id, record)
+    for (const record of records) {
+      const state = stateOf(record)
+      if (state === 'deleting') {
+        // A kill or archive was interrupted: the runtime may be half gone.
+        table.transition(record, 'dead')
+        await table.save(record)
+      } else if (state === 'lost' && !record.lost_restore_failure) {
+        this.observer.lost(record)
+      } else if (isLive(record) || state === 'loading') {
+        await this.reattach(record, alive)
+      }
+    }
+    this.options.log.info({ sessions: table.records.size }, 'sessions restored')
+  }
+
+  private async reattach(record: SessionRecord, alive: ReadonlySet<string>): Promise<void> {
+    const { table } = this
+    try {
+      if (!alive.has(agentTab(record).tmux_name as string)) {
+        await this.runtime.spawnAll(record)
+        delete record.last_pane_churn_at
+        table.transition(record, 'running')
+        await table.save(record)
+        return
+      }
+      const missing = record.tabs.slice(1).filter((tab) => tab.tmux_name && !alive.has(tab.tmux_name))
+      for (const tab of missing) await this.runtime.spawnTab(record, tab)
+      const wasLoading = stateOf(record) === 'loading'
+      if (wasLoading) table.transition(record, 'running')
+      if (wasLoading || missing.length > 0) await table.save(record)
+    } catch (error) {
+      this.options.log.error({ err: error, session: record.title }, 'could not respawn session at start')
+      table.transition(record, 'lost')
+      await table.save(record)
+      this.observer.lost(record)
+    }
+  }
+
+  async create(request: Req<'CreateSessionRequest'>): Promise<SessionRecord> {
+    if (!request.repo_path) throw new InvalidRequest('repo_path is required')
+    const { table, runtime, options } = this
+    const backend = backendOf(request)
+    const program = (request.program ?? '').trim() || options.config.get('default_program')
+    const account = request.account ?? ''
+    if (account) runtime.accountHome(agentOf(program), account)
+    const repo = await resolveRepository(request.repo_path)
+    await options.repository(repo)
+    const record = await table.repos.run(repo.id, async () => {
+      const taken = new Set(table.ofRepository(repo.id).map((existing) => existing.title))
+      const title = allocateTitle(request, taken)
+      const env = runtime.subprocessEnv()
+      const now = table.now.toISOString()
+      const id = randomBytes(8).toString('hex')
+      const tmuxName = agentTmuxName(repo.id, title)
+      let place: { path: string; branch: string; branchCreated: boolean }
+      if (request.in_place) {
+        place = { path: repo.root, branch: await currentBranch(repo.root, env), branchCreated: false }
+      } else {
+        const path = worktreeHome(repo.root, title)
+        const branch = `${options.config.get('branch_prefix')}${title}`
+        place = { path, branch, ...(await addWorktree(repo.root, path, branch, env)) }
+      }
+      const created: SessionRecord = {
+        id,
+        title,
+        repo_id: repo.id,
+        repo_path: repo.root,
+        path: place.path,
+        branch: place.branch,
+        branch_created: place.branchCreated,
+        program,
+        account,
+        backend,
+        in_place: request.in_place === true,
+        created_at: now,
+        updated_at: now,
+        status: 0,
+        tabs: [{ id: tabId(), kind: TabKind.agent, name: 'agent', tmux_name: tmuxName }],
+      }
+      setState(created, 'loading')
+      table.records.set(id, created)
+      table.creating.add(id)
+      try {
+        await runtime.spawnAgent(created)
+        setState(created, 'running')
+        await table.save(created)
+      } catch (error) {
+        table.forget(id)
+        table.creating.delete(id)
+        await runtime.teardown(created).catch(() => {})
+        if (!created.in_place) await this.dropWorktree(created).catch(() => {})
+        throw error
+      }
+      return created
+    })
+    try {
+      if (request.prompt) await this.prompts.first(record, request.prompt)
+    } catch (error) {
+      throw committed(`session "${record.title}" was created`, error)
+    } finally {
+      table.creating.delete(record.id)
+    }
+    return record
+  }
+
+  private async dropWorktree(record: SessionRecord): Promise<void> {
+    const env = this.runtime.subprocessEnv()
+    await this.table.repos.run(record.repo_id, async () => {
+      await removeWorktree(record.repo_path, record.archived_path ?? record.path, env)
+      if (record.branch_created) await deleteBranch(record.repo_path, record.branch, env)
+    })
+  }
+
+  /** Tears a session down completely: tmux, worktree, the branch the daemon created, the record. */
+  kill(ref: SessionRef): Promise<void> {
+    const { table } = this
+    return table.operate(ref, async (record) => {
+      table.transition(record, 'deleting')
+      await this.runtime.teardown(record)
+      this.observer.forget(record)
+      try {
+        if (!record.in_place) await this.dropWorktree(record)
+      } catch (error) {
+        table.transition(record, 'dead')
+        await table.save(record)
+        throw committed(`session "${record.title}" was stopped and marked dead`, error)
+      }
+      await table.remove(record.id)
+      table.emit(record.id, 'removed')
+    })
+  }
+
+  /** Refuses to archive a session that enabled tasks target or that is archived already. */
+  private refuseArchiving(record: SessionRecord): void {
+    const targeting = this.options.targetedBy(record)
+    if (targeting.length > 0) {
+      throw new Refused(
+        `enabled task(s) ${targeting.join(', ')} target session "${record.title}"; disable them before archiving it`,
+      )
+    }
+    if (stateOf(record) === 'archived') throw new Refused(`session "${record.title}" is already archived`)
+  }
+
+  /** Stops tmux, moves the worktree to archived/<repo_id>/<title>, keeps the record. */
+  archive(ref: SessionRef): Promise<string> {
+    const { table } = this
+    const record = table.find(ref)
+    // Refused before any mutation, and marked so no task is enabled on it while it waits.
+    this.refuseArchiving(record)
+    table.archiving.add(record.id)
+    const archived = table.operate(ref, async (current) => {
+      // Again in the queue: an archive or a task enabled while this one waited.
+      this.refuseArchiving(current)
+      // An archive queued ahead of this one cleared the mark as it finished.
+      table.archiving.add(current.id)
+      table.transition(current, 'deleting')
+      await this.runtime.teardown(current)
+      this.observer.forget(current)
+      let path = current.path
+      if (!current.in_place) {
+        path = await table.repos.run(current.repo_id, async () => {
+          const target = freePath(join(this.options.paths.archived, current.repo_id, current.title))
+          try {
+            await moveWorktree(current.repo_path, current.path, target, this.runtime.subprocessEnv())
+          } catch (error) {
+            // The runtime is already gone; the worktree stays where it was.
+            table.transition(current, 'dead')
+            await table.save(current)
+            throw committed(`session "${current.title}" was stopped and marked dead`, error)
+          }
+          return target
+        })
+      }
+      current.archived_path = path
+      table.transition(current, 'archived')
+      await table.save(current)
+      return path
+    })
+    return archived.finally(() => table.archiving.delete(record.id))
+  }
+
+  /** Moves an archived worktree back next to the repository and respawns the agent. */
+  restoreArchived(ref: SessionRef): Promise<string> {
+    return this.table.operate(ref, async (record) => {
+      if (stateOf(record) !== 'archived') throw new Refused(`session "${record.title}" is not archived`)
+      return this.unarchive(record)
+    })
+  }
+
+  private async unarchive(record: SessionRecord): Promise<string> {
+    if (!record.in_place && record.archived_path) {
+      const from = record.archived_path
+      const to = await this.table.repos.run(record.repo_id, async () => {
+        const destination = worktreeHome(record.repo_path, record.title)
+        await moveWorktree(record.repo_path, from, destination, this.runtime.subprocessEnv())
+        return destination
+      })
+      record.path = to
+    }
+    delete record.archived_path
+    await this.replaceRuntime(record)
+    return record.path
+  }
+
+  /** Respawns agent and tabs; the old runtime's traces are cleared. */
+  private async replaceRuntime(record: SessionRecord): Promise<void> {
+    const { table } = this
+    await this.runtime.teardown(record)
+    this.observer.forget(record)
+    await this.runtime.spawnAll(record)
+    delete record.last_pane_churn_at
+    delete record.lost_restore_failure
+    table.transition(record, 'running')
+    table.touch(record)
+    await table.save(record)
+  }
+
+  /** Restores an archived, lost or dead session (or, with force_reap, replaces a live one's runtime). */
+  restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
+    const { bootId } = this.options
+    if (request.expected_daemon_boot_id && request.expected_daemon_boot_id !== bootId) {
+      throw new Refused(
+        `the daemon restarted (boot id ${bootId}, expected ${request.expected_daemon_boot_id}); refresh with Snapshot and retry`,
+      )
+    }
+    return this.table.operate(request, async (record) => {
+      const state = stateOf(record)
+      if (state === 'archived') {
+        await this.unarchive(record)
+        return
+      }
+      if (state !== 'lost' && state !== 'dead' && !request.force_reap) {
+        throw new Refused(`session "${record.title}" is ${state ?? 'busy'}; pass force_reap to replace its runtime`)
+      }
+      await this.replaceRuntime(record)
+    })
+  }
+}

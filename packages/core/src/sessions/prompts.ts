@@ -1,0 +1,119 @@
+import type { Static } from 'typebox'
+import type { DeliveryStatus } from '@svc/protocol'
+import type * as wire from '@svc/protocol'
+import { InvalidRequest, Refused } from '../errors.js'
+import { resolveRepository } from '../infra/git.js'
+import type { Tmux } from '../infra/tmux.js'
+import { KeyedQueue } from '../serial.js'
+import { deliverPrompt } from './delivery.js'
+import type { Observer } from './observer.js'
+import { isLive, stateOf, type SessionRecord } from './record.js'
+import { agentTab } from './runtime.js'
+import type { SessionRef, SessionTable } from './table.js'
+
+type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
+
+/** The prompt that resumes an agent after a usage limit. */
+const RESUME_PROMPT = 'continue'
+/** How long a new agent gets to draw something before its first prompt is pasted anyway. */
+const STARTUP_WAIT_MS = 10_000
+
+export function liveOrRefuse(record: SessionRecord): void {
+  if (!isLive(record)) {
+    const state = stateOf(record) ?? 'busy'
+    const hint = state === 'archived' ? 'restore it with RestoreArchived first' : 'restore it with RestoreSession first'
+    throw new Refused(`session "${record.title}" is ${state}; ${hint}`)
+  }
+}
+
+/** Prompts typed into agents: sent, delivered by title (creating the session), resumed, first. */
+export class Prompts {
+  /** DeliverPrompt per repository and title, so two deliveries cannot both create the session. */
+  private readonly deliveries = new KeyedQueue()
+
+  constructor(
+    private readonly table: SessionTable,
+    private readonly tmux: Tmux,
+    private readonly observer: Observer,
+    /** CreateSession, for a delivery to a title the repository does not have yet. */
+    private readonly create: (request: Req<'CreateSessionRequest'>) => Promise<SessionRecord>,
+  ) {}
+
+  /** Types `prompt` into the agent and records the evidence; the caller holds the session. */
+  async deliverInto(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
+    const name = agentTab(record).tmux_name as string
+    const { status, screen } = await deliverPrompt(this.tmux, name, prompt)
+    await this.observer.rebase(record, screen)
+    record.last_prompt_attempt_at = this.table.now.toISOString()
+    record.last_prompt_delivery_status = status
+    this.table.touch(record)
+    await this.table.save(record)
+    return status
+  }
+
+  /** A new session's first prompt, once its agent has drawn something (or waited long enough). */
+  async first(record: SessionRecord, prompt: string): Promise<void> {
+    await this.waitForFirstDraw(record)
+    await this.table.ops.run(record.id, () => this.deliverInto(record, prompt))
+  }
+
+  /** A fresh agent needs a moment to draw its input before a paste can land. */
+  private async waitForFirstDraw(record: SessionRecord): Promise<void> {
+    const name = agentTab(record).tmux_name as string
+    const deadline = Date.now() + STARTUP_WAIT_MS
+    while (Date.now() < deadline) {
+      const text = (await this.tmux.capture([name])).get(name)
+      if (text === undefined || text.trim() !== '') return
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  send(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
+    if (!request.prompt) throw new InvalidRequest('prompt is required')
+    return this.table.operate(request, async (record) => {
+      liveOrRefuse(record)
+      return this.deliverInto(record, request.prompt as string)
+    })
+  }
+
+  /** Delivers into the titled session, creating it (`started`) when the repository has none. */
+  async deliverTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+    if (!request.title) throw new InvalidRequest('title is required')
+    if (!request.repo_path) throw new InvalidRequest('repo_path is required')
+    if (!request.prompt) throw new InvalidRequest('prompt is required')
+    const repo = await resolveRepository(request.repo_path)
+    // The look-up and the create happen alone, or two deliveries would both create.
+    return this.deliveries.run(`${repo.id}/${request.title}`, async () => {
+      const existing = this.table.inRepo(repo.id, request.title as string)
+      if (!existing) {
+        const { title, repo_path, program, prompt } = request
+        const created = await this.create({ title, repo_path, program, prompt })
+        return { status: 'started', ...(created.last_prompt_delivery_status ? { delivery: created.last_prompt_delivery_status } : {}) }
+      }
+      return this.table.operate({ id: existing.id }, async (record) => {
+        liveOrRefuse(record)
+        if (request.defer_while_attached && (await this.attached(record))) {
+          record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
+          await this.table.save(record)
+          return { status: 'sent', deferred: true }
+        }
+        return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
+      })
+    })
+  }
+
+  private async attached(record: SessionRecord): Promise<boolean> {
+    const name = agentTab(record).tmux_name as string
+    return (await this.tmux.poll([])).get(name)?.attached === true
+  }
+
+  resumeFromLimit(ref: SessionRef): Promise<void> {
+    return this.table.operate(ref, async (record) => {
+      if (stateOf(record) !== 'limit-reached') throw new Refused(`session "${record.title}" is not at a usage limit`)
+      this.observer.resumed(record.id)
+      await this.deliverInto(record, RESUME_PROMPT)
+      this.table.transition(record, 'running')
+      await this.table.save(record)
+    })
+  }
+}
