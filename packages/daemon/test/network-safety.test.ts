@@ -172,6 +172,25 @@ describe('cookie login', () => {
   })
 })
 
+describe('svc web', () => {
+  it('prints the login URL of the TCP listener, which logs a browser in', async () => {
+    const { daemon, tcp, token } = await fixture()
+    const printed = await runCli(['web', '--json'], { SERVICE_HOME: daemon.home })
+    expect(printed.code, printed.stderr).toBe(0)
+    const { url } = JSON.parse(printed.stdout) as { url: string }
+    expect(url).toBe(`http://127.0.0.1:${tcp.port}/?token=${token}`)
+    const login = await send(tcp, 'GET', url.slice(url.indexOf('/', 'http://'.length)))
+    expect([login.status, login.headers.location]).toEqual([307, '/'])
+  })
+
+  it('says so when the TCP listener is off', async () => {
+    const { daemon } = await fixture({ listen_addr: '' })
+    const printed = await runCli(['web'], { SERVICE_HOME: daemon.home })
+    expect(printed.code).toBe(1)
+    expect(printed.stderr).toContain('the TCP listener is off; turn it on with: svc config set network.listen_addr')
+  })
+})
+
 describe('GET /v1/auth-info', () => {
   it('answers without a token, and still obeys the Origin and Host rules', async () => {
     const { daemon, tcp } = await fixture()
