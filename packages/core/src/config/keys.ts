@@ -100,7 +100,7 @@ export const CONFIG_KEYS = {
   'network.cors_allowed_origins': key(
     list(origin),
     [] as string[],
-    'Browser origins allowed to call the TCP listener, matched exactly',
+    "Browser origins, besides the listener's own, allowed to call the API (matched exactly)",
     { aliases: ['cors_allowed_origins'] },
   ),
   'network.allowed_hosts': key(
