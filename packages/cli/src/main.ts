@@ -10,6 +10,7 @@ import { routesCommand } from './commands/routes.js'
 import { sessionsCommand } from './commands/sessions.js'
 import { tabsCommand } from './commands/tabs.js'
 import { tasksCommand } from './commands/tasks.js'
+import { webCommand } from './commands/web.js'
 import { EXIT, UsageError } from './exit.js'
 import { refuseRemovedFlags } from './removed-flags.js'
 
@@ -35,6 +36,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   programsCommand(svc)
   configCommand(svc)
   tasksCommand(svc)
+  webCommand(svc)
   refuseRemovedFlags(svc)
   svc.commands.forEach(function prepare(command: Command) {
     command.exitOverride()

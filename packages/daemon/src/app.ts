@@ -4,9 +4,9 @@ import type { Logger } from 'pino'
 import { MAX_BODY_BYTES } from '@svc/protocol'
 import type { Core } from '@svc/core'
 import { answerClientError } from './client-error.js'
-import { auth } from './plugins/auth.js'
 import { decoding } from './plugins/decoding.js'
 import { envelope } from './plugins/envelope.js'
+import { networkSafety } from './plugins/network-safety.js'
 import { warmup } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
 import { configRoutes } from './routes/config.js'
@@ -57,7 +57,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
   })
   await fastify.register(envelope)
   await fastify.register(decoding)
-  await fastify.register(auth, { config: core.config, token, tokenPath: core.paths.token })
+  await fastify.register(networkSafety, { config: core.config, token, tokenPath: core.paths.token })
   await fastify.register(warmup, { core })
 
   const groups: AllHandlers = {

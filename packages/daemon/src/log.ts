@@ -1,6 +1,7 @@
 import { basename, dirname } from 'node:path'
 import { pino, type Logger } from 'pino'
 import { createStream, type RotatingFileStream } from 'rotating-file-stream'
+import { logRedaction } from './redact.js'
 
 export interface Rotation {
   maxSizeMb: number
@@ -22,7 +23,7 @@ export class DaemonLog {
   ) {
     this.rotation = rotation
     this.stream = this.open(rotation)
-    this.logger = pino({ base: { pid: process.pid } }, { write: (line: string) => this.stream.write(line) })
+    this.logger = pino({ base: { pid: process.pid }, ...logRedaction }, { write: (line: string) => this.stream.write(line) })
   }
 
   rotate(rotation: Rotation): void {

@@ -43,7 +43,7 @@ export type Target = { socketPath: string } | { host: string; port: number }
 
 /**
  * A raw HTTP request with full control of headers: no client-version header unless
- * given. Like a well-behaved HTTP/1.1 client, it stops uploading once the server has
+ * given, `Content-Type: application/json` with a body unless another is given. Like a well-behaved HTTP/1.1 client, it stops uploading once the server has
  * answered (a 413 arrives before the body is all sent).
  */
 export function send(
@@ -55,8 +55,10 @@ export function send(
   return new Promise((resolve, reject) => {
     let answered = false
     const headers = { ...options.headers }
-    const chunked = Object.keys(headers).some((name) => name.toLowerCase() === 'transfer-encoding')
-    if (options.body !== undefined && !chunked) headers['content-length'] = Buffer.byteLength(options.body)
+    const named = (header: string) => Object.keys(headers).some((name) => name.toLowerCase() === header)
+    if (options.body !== undefined && !named('transfer-encoding')) headers['content-length'] = Buffer.byteLength(options.body)
+    // The daemon takes JSON only; a test sends another type by naming it.
+    if (options.body !== undefined && !named('content-type')) headers['content-type'] = 'application/json'
     // Keep-alive, as real clients are: with `Connection: close` the server must hang up
     // right after an early answer, racing the upload.
     const agent = new Agent({ keepAlive: true })

@@ -39,7 +39,10 @@ describe('TCP listener', () => {
     const health = (await daemon.client.call('Health')).listeners
     expect(health).toMatchObject({ tcp_configured: true, tcp_bound: true })
     expect(health.tcp_bound_addr).toMatch(/^127\.0\.0\.1:\d+$/)
-    const reply = await send(await tcpTarget(daemon), 'POST', '/v1/Snapshot', { body: '{}' })
+    const reply = await send(await tcpTarget(daemon), 'POST', '/v1/Snapshot', {
+      body: '{}',
+      headers: { authorization: `Bearer ${await token(daemon)}` },
+    })
     expect(reply.status).toBe(200)
     expect(reply.json.data.instances).toEqual([])
   })
@@ -88,17 +91,9 @@ describe('TCP listener', () => {
 })
 
 describe('bearer token', () => {
-  it('is not required by default', async () => {
+  it('is required by default, loopback peers included; the Unix socket never asks', async () => {
     const daemon = await daemonWith({})
-    expect((await send(await tcpTarget(daemon), 'GET', '/v1/health')).status).toBe(200)
-  })
-
-  it('exempts loopback peers on a loopback bind until require_loopback_token', async () => {
-    const daemon = await daemonWith({ require_token: true })
     const tcp = await tcpTarget(daemon)
-    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
-
-    expect((await setConfig(daemon, 'network.require_loopback_token', 'true')).status).toBe(200)
     const denied = await send(tcp, 'GET', '/v1/health')
     expect(denied.status).toBe(401)
     expect(denied.json.data).toBeNull()
@@ -107,16 +102,23 @@ describe('bearer token', () => {
 
     const secret = await token(daemon)
     expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
-    expect((await send(tcp, 'GET', `/v1/health?access_token=${secret}`)).status).toBe(200)
+    expect((await send(tcp, 'POST', `/v1/Snapshot?access_token=${secret}`, { body: '{}' })).status).toBe(200)
     expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: `Bearer ${secret}x` } })).status).toBe(401)
     expect((await send(tcp, 'GET', '/v1/health', { headers: { authorization: 'Bearer short' } })).status).toBe(401)
     expect((await send(tcp, 'GET', '/v1/health?access_token=nope')).status).toBe(401)
-    // The Unix socket never asks for a token.
     expect((await send(daemon.socket, 'GET', '/v1/health')).status).toBe(200)
   })
 
+  it('exempts loopback peers on a loopback bind only while require_loopback_token is false', async () => {
+    const daemon = await daemonWith({ require_loopback_token: false })
+    const tcp = await tcpTarget(daemon)
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
+    expect((await setConfig(daemon, 'network.require_loopback_token', 'true')).status).toBe(200)
+    expect((await send(tcp, 'GET', '/v1/health')).status).toBe(401)
+  })
+
   it('is read per request, without a rebind', async () => {
-    const daemon = await daemonWith({ require_loopback_token: true })
+    const daemon = await daemonWith({ require_token: false })
     const tcp = await tcpTarget(daemon)
     expect((await send(tcp, 'GET', '/v1/health')).status).toBe(200)
     await setConfig(daemon, 'require_token', 'true')
@@ -127,7 +129,7 @@ describe('bearer token', () => {
   })
 
   it('lets the typed client call over TCP with the token', async () => {
-    const daemon = await daemonWith({ require_token: true, require_loopback_token: true })
+    const daemon = await daemonWith({})
     const { port } = await tcpTarget(daemon)
     const url = `http://127.0.0.1:${port}`
     const client = createClient({ url, token: await token(daemon) })
@@ -138,7 +140,7 @@ describe('bearer token', () => {
   })
 
   it('gives loopback peers no exemption on a non-loopback bind', async () => {
-    const daemon = await daemonWith({ listen_addr: '0.0.0.0:0', require_token: true })
+    const daemon = await daemonWith({ listen_addr: '0.0.0.0:0', require_loopback_token: false })
     const tcp = await tcpTarget(daemon)
     expect((await send(tcp, 'GET', '/v1/health')).status).toBe(401)
     const secret = await token(daemon)
@@ -161,10 +163,10 @@ describe('bearer token', () => {
   })
 
   it('warns when the control API is reachable from the network without a token, and still binds', async () => {
-    const daemon = await daemonWith({})
+    const daemon = await daemonWith({ require_token: false })
     const reply = await setConfig(daemon, 'network.listen_addr', '0.0.0.0:0')
     expect(reply.status).toBe(200)
-    expect(reply.json.data.warnings[0]).toContain('without a token')
+    expect(reply.json.data.warnings[0]).toContain('reachable from the network without a token')
     expect((await daemon.client.call('Health')).listeners.tcp_bound_addr).toMatch(/^0\.0\.0\.0:\d+$/)
     const quiet = await setConfig(daemon, 'network.require_token', 'true')
     expect(quiet.json.data.warnings).toBeUndefined()
@@ -173,12 +175,13 @@ describe('bearer token', () => {
 
 describe('CORS', () => {
   it('echoes only exact allowed origins, read per request', async () => {
-    const daemon = await daemonWith({ cors_allowed_origins: ['http://localhost:5173'] })
+    const daemon = await daemonWith({ cors_allowed_origins: ['http://localhost:5173'], require_token: false })
     const tcp = await tcpTarget(daemon)
     const allowed = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5173' } })
     expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173')
     expect(allowed.headers.vary).toMatch(/Origin/)
     const other = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5174' } })
+    expect(other.status).toBe(403)
     expect(other.headers['access-control-allow-origin']).toBeUndefined()
     expect(other.headers.vary).toMatch(/Origin/)
 
@@ -186,11 +189,12 @@ describe('CORS', () => {
     const now = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5174' } })
     expect(now.headers['access-control-allow-origin']).toBe('http://localhost:5174')
     const before = await send(tcp, 'POST', '/v1/Snapshot', { body: '{}', headers: { origin: 'http://localhost:5173' } })
+    expect(before.status).toBe(403)
     expect(before.headers['access-control-allow-origin']).toBeUndefined()
   })
 
   it('answers an OPTIONS preflight with 204, without a token', async () => {
-    const daemon = await daemonWith({ cors_allowed_origins: ['https://ui.example.com'], require_token: true, require_loopback_token: true })
+    const daemon = await daemonWith({ cors_allowed_origins: ['https://ui.example.com'] })
     const preflight = await send(await tcpTarget(daemon), 'OPTIONS', '/v1/Snapshot', {
       headers: {
         origin: 'https://ui.example.com',
@@ -227,7 +231,7 @@ describe('CORS', () => {
 
 describe('live rebind', () => {
   it('binds the new address, then closes the old one', async () => {
-    const daemon = await daemonWith({})
+    const daemon = await daemonWith({ require_token: false })
     const old = await tcpTarget(daemon)
     const { server, port } = await occupiedPort()
     server.close()
@@ -243,7 +247,7 @@ describe('live rebind', () => {
   })
 
   it('keeps the old address serving when the new bind fails, and reports a committed mutation', async () => {
-    const daemon = await daemonWith({})
+    const daemon = await daemonWith({ require_token: false })
     const old = await tcpTarget(daemon)
     const { server, port } = await occupiedPort()
     try {

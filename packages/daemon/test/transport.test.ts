@@ -94,12 +94,17 @@ describe('request decoding', () => {
     expect(reply.json).toEqual({ data: { instances: [], boot_id: expect.any(String) }, error: null })
   })
 
-  it('accepts any content type as JSON', async () => {
-    const reply = await send(daemon.socket, 'POST', '/v1/Snapshot', {
+  it('refuses a body that is not JSON by its content type with 415, before any handler runs', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
+      const reply = await send(daemon.socket, 'POST', '/v1/RegisterProject', { body: '{"path":"/tmp"}', headers: { 'content-type': type } })
+      expectRejected(reply, 415, `unsupported content type "${type}": POST bodies must be application/json`)
+    }
+    const charset = await send(daemon.socket, 'POST', '/v1/Snapshot', {
       body: '{"live":true}',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'Application/JSON; charset=utf-8' },
     })
-    expect(reply.status).toBe(200)
+    expect(charset.status).toBe(200)
+    expect((await daemon.client.call('ListProjects')).projects).toEqual([])
   })
 
   it('refuses two JSON values, broken JSON and non-objects with 400', async () => {
@@ -190,7 +195,7 @@ describe('the 16 MiB body cap', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     const post = (body: string) =>
       new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
-        const req = request({ socketPath: daemon.paths.socket, method: 'POST', path: '/v1/SetConfigValue', agent }, (res) => {
+        const req = request({ socketPath: daemon.paths.socket, method: 'POST', path: '/v1/SetConfigValue', agent, headers: { 'content-type': 'application/json' } }, (res) => {
           res.resume()
           res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket }))
         })

@@ -13,15 +13,32 @@ export type ConfigChangeT = Static<typeof ConfigChange>
 /** Called after a save with the new and previous settings and the key written; a throw means "saved but not applied". */
 export type ConfigListener = (next: Settings, previous: Settings, key: ConfigKey) => Promise<void> | void
 
-/** The warning for a control API reachable from the network without a token. */
+/**
+ * The warning for a TCP listener that answers without a token: from the network (a
+ * non-loopback bind), or from every local user (a loopback bind with a token setting
+ * turned off). An explicit opt-out keeps working; it is shown, never migrated.
+ */
 export function exposureWarning(settings: Settings): string | undefined {
   const addr = settings['network.listen_addr']
-  if (addr === '' || settings['network.require_token']) return undefined
+  if (addr === '') return undefined
   const { host } = parseListenAddress(addr)
-  if (host !== '' && isLoopbackHost(host)) return undefined
+  const loopbackBind = host !== '' && isLoopbackHost(host)
+  if (!loopbackBind) {
+    if (settings['network.require_token']) return undefined
+    return (
+      `network.listen_addr ${addr} makes the control API reachable from the network without a token; ` +
+      'set network.require_token true (the token is in daemon-token)'
+    )
+  }
+  const off = !settings['network.require_token']
+    ? 'network.require_token'
+    : !settings['network.require_loopback_token']
+      ? 'network.require_loopback_token'
+      : undefined
+  if (off === undefined) return undefined
   return (
-    `network.listen_addr ${addr} makes the control API reachable from the network without a token; ` +
-    'set network.require_token true (the token is in daemon-token)'
+    `${off} is false: every local user and process can drive the control API on ${addr} without a token ` +
+    `(web pages are still refused by the Origin and Host rules); set ${off} true`
   )
 }
 

@@ -37,6 +37,12 @@ function origin(value: string) {
   }
 }
 
+function hostName(value: string) {
+  if (!/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
+    throw new Error(`"${value}" is not a host name such as devbox.internal (no scheme, no port)`)
+  }
+}
+
 function absolutePath(value: string) {
   if (!value.startsWith('/')) throw new Error(`"${value}" is not an absolute path`)
 }
@@ -79,20 +85,28 @@ export const CONFIG_KEYS = {
     '127.0.0.1:8443',
     'TCP listener for remote clients as host:port (":0" picks a free port, "" turns it off); rebinds in place',
   ),
-  'network.require_token': key(bool, false, 'Require the bearer token (daemon-token) on the TCP listener', {
-    aliases: ['require_token'],
-  }),
+  'network.require_token': key(
+    bool,
+    true,
+    'Require the bearer token (daemon-token) on the TCP listener; false lets any local process or reachable host drive the daemon',
+    { aliases: ['require_token'] },
+  ),
   'network.require_loopback_token': key(
     bool,
-    false,
-    'With require_token on a loopback bind, also require the token from loopback peers',
+    true,
+    'Also require the token from loopback peers on a loopback bind; false lets every local user drive the daemon over TCP',
     { aliases: ['require_loopback_token'] },
   ),
   'network.cors_allowed_origins': key(
     list(origin),
     [] as string[],
-    'Browser origins allowed to call the TCP listener, matched exactly',
+    "Browser origins, besides the listener's own, allowed to call the API (matched exactly)",
     { aliases: ['cors_allowed_origins'] },
+  ),
+  'network.allowed_hosts': key(
+    list(hostName),
+    [] as string[],
+    'Host names, besides loopback ones, that a loopback-bound TCP listener answers (a guard against DNS rebinding)',
   ),
   'network.preview_listen_addr': key(
     address,

@@ -1,10 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { parseCookie, stringifySetCookie } from 'cookie'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
 import { isLoopbackHost, type Config } from '@svc/core'
-import { HttpError } from '../http-error.js'
 import { arrivedVia } from '../listeners.js'
+import { refusal } from '../refusal.js'
 
 export interface AuthOptions {
   config: Config
@@ -21,20 +22,54 @@ export function tokenMatches(presented: string, expected: string): boolean {
   return timingSafeEqual(digest(presented), digest(expected))
 }
 
-function presentedToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization
-  const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
-  if (bearer) return bearer
+const QUERY_TOKENS = ['token', 'access_token'] as const
+
+function queryToken(request: FastifyRequest): string | undefined {
   const query = request.query as Record<string, unknown> | undefined
-  return typeof query?.access_token === 'string' ? query.access_token : undefined
+  for (const name of QUERY_TOKENS) if (typeof query?.[name] === 'string') return query[name]
+  return undefined
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  return request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
+}
+
+/** Cookies are shared by every port of a host, so each listener port gets its own name. */
+function cookieName(request: FastifyRequest): string {
+  return `svc_login_${request.raw.socket.localPort}`
+}
+
+/** The cookie holds a value derived from the token, not the bearer token itself. */
+function cookieValue(token: string): string {
+  return createHmac('sha256', token).update('svc cookie login').digest('base64url')
+}
+
+function cookieToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie
+  return header === undefined ? undefined : parseCookie(header)[cookieName(request)]
+}
+
+/** The same URL without its token parameters, where a cookie login sends the browser. */
+function withoutToken(url: string): string {
+  const parsed = new URL(url, 'http://svc')
+  for (const name of QUERY_TOKENS) parsed.searchParams.delete(name)
+  return parsed.pathname + parsed.search
+}
+
+/** A browser opening the login URL: a plain GET (not a WebSocket upgrade) carrying the token in its query. */
+function isLogin(request: FastifyRequest): boolean {
+  return request.method === 'GET' && request.headers.upgrade === undefined
 }
 
 /**
- * The TCP listener's bearer token and CORS, both read from config on every request so a
- * change applies to the next one. The Unix socket needs no token: its 0600 mode is the
- * authentication.
+ * The TCP listener's token and CORS, both read from config on every request so a change
+ * applies to the next one. The Unix socket needs no token: its 0600 mode is the
+ * authentication. Browsers log in Jupyter-style: a valid `?token=` on a GET is traded for
+ * an HttpOnly, SameSite=Strict cookie and a redirect to the same URL without it.
  */
 export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }: AuthOptions) => {
+  app.decorateRequest('tokenRequired', false)
+  const cookie = cookieValue(token)
   await app.register(cors, {
     origin: (origin, callback) => {
       callback(null, origin !== undefined && config.get('network.cors_allowed_origins').includes(origin))
@@ -57,18 +92,45 @@ export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }
   })
 
   // Callback-style hooks: cheaper than async ones on every request.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const via = arrivedVia(request.raw)
-    if (via === undefined || request.method === 'OPTIONS' || !config.get('network.require_token')) return done()
+    if (via === undefined || request.method === 'OPTIONS') return done()
     const loopbackPeer = isLoopbackHost(request.raw.socket.remoteAddress ?? '')
-    if (via.loopbackBind && loopbackPeer && !config.get('network.require_loopback_token')) return done()
-    const presented = presentedToken(request)
-    if (presented !== undefined && tokenMatches(presented, token)) return done()
+    const exempt = via.loopbackBind && loopbackPeer && !config.get('network.require_loopback_token')
+    request.tokenRequired = config.get('network.require_token') && !exempt
+
+    const inQuery = queryToken(request)
+    const queryValid = inQuery !== undefined && tokenMatches(inQuery, token)
+    if (queryValid && isLogin(request)) {
+      reply
+        .code(307)
+        .header('location', withoutToken(request.url))
+        .header('set-cookie', stringifySetCookie({ name: cookieName(request), value: cookie, httpOnly: true, sameSite: 'strict', path: '/' }))
+        .header('content-length', '0')
+        .send()
+      return
+    }
+    if (!request.tokenRequired || request.routeOptions.config.route?.name === 'AuthInfo') return done()
+    const bearer = bearerToken(request)
+    const fromCookie = cookieToken(request)
+    const valid =
+      queryValid ||
+      (bearer !== undefined && tokenMatches(bearer, token)) ||
+      (fromCookie !== undefined && tokenMatches(fromCookie, cookie))
+    if (valid) return done()
     done(
-      new HttpError(
+      refusal(
+        request,
         401,
-        `this listener requires the bearer token: send "Authorization: Bearer <token>" with the token from ${tokenPath}`,
+        `this listener requires the token: send "Authorization: Bearer <token>" with the token from ${tokenPath}, or open the URL "svc web" prints`,
       ),
     )
   })
 })
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Whether the listener this request came through asks it for the token. */
+    tokenRequired: boolean
+  }
+}

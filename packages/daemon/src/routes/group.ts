@@ -5,6 +5,8 @@ import { arrivedVia } from '../listeners.js'
 /** Who is calling, for audit trails. */
 export interface CallContext {
   via: 'unix' | 'tcp'
+  /** Whether the listener asks this caller for the token (false on the Unix socket). */
+  tokenRequired: boolean
 }
 
 /**
@@ -31,7 +33,7 @@ export type AllHandlers = { [G in Route['group']]: GroupHandlers<G> }
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 function contextOf(request: FastifyRequest): CallContext {
-  return { via: arrivedVia(request.raw) ? 'tcp' : 'unix' }
+  return { via: arrivedVia(request.raw) ? 'tcp' : 'unix', tokenRequired: request.tokenRequired }
 }
 
 /** A Fastify plugin registering one group's routes by walking the route table. */

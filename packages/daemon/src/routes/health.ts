@@ -33,5 +33,6 @@ export function healthRoutes(core: Core, listeners: () => ListenerReport): Group
         },
       }
     },
+    AuthInfo: (_body, { tokenRequired }) => ({ token_required: tokenRequired, cookie_login: true }),
   }
 }

@@ -1,5 +1,5 @@
 import { Empty } from '../schemas/common.js'
-import { HealthResponse } from '../schemas/health.js'
+import { AuthInfoResponse, HealthResponse } from '../schemas/health.js'
 import type { RouteDef } from './define.js'
 
 export const healthRoutes = [
@@ -13,4 +13,15 @@ export const healthRoutes = [
     response: HealthResponse,
     public: true,
   } satisfies RouteDef<'Health', 'health', typeof Empty, typeof HealthResponse>,
+  {
+    name: 'AuthInfo',
+    method: 'GET',
+    path: '/v1/auth-info',
+    group: 'health',
+    summary: 'Whether this listener wants the token from this caller; answered without one (for a login page)',
+    request: Empty,
+    response: AuthInfoResponse,
+    // Served for the web login, not part of the API document's catalog.
+    public: false,
+  } satisfies RouteDef<'AuthInfo', 'health', typeof Empty, typeof AuthInfoResponse>,
 ] as const

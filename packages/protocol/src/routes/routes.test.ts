@@ -18,6 +18,7 @@ describe('route table', () => {
     expect(new Set(routes.map((route) => route.path)).size).toBe(routes.length)
     for (const route of routes) {
       if (route.name === 'Health') expect([route.method, route.path]).toEqual(['GET', '/v1/health'])
+      else if (route.name === 'AuthInfo') expect([route.method, route.path]).toEqual(['GET', '/v1/auth-info'])
       else expect([route.method, route.path]).toEqual(['POST', `/v1/${route.name}`])
       expect(route.summary.length).toBeGreaterThan(10)
     }
@@ -32,5 +33,6 @@ describe('route table', () => {
     expect(routeAt('/v1/GetConfig')?.name).toBe('GetConfig')
     expect(routeAt('/v1/SetPRInfo')).toBeUndefined()
     expect(catalog().every((route) => route.public)).toBe(true)
+    expect(catalog().map((route) => route.name)).not.toContain('AuthInfo')
   })
 })

@@ -18,3 +18,11 @@ export const HealthResponse = Type.Object({
     preview_error: Type.Optional(Type.String()),
   }),
 })
+
+/** What a browser needs before it has logged in; answered without a token. */
+export const AuthInfoResponse = Type.Object({
+  /** Whether this listener asks this caller for the token. */
+  token_required: Type.Boolean(),
+  /** A valid `?token=` on a GET is traded for a session cookie. */
+  cookie_login: Type.Literal(true),
+})
