@@ -53,6 +53,36 @@ export interface SessionRecord {
   pending_prompts?: string[]
 }
 
+/** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
+const ZERO_TIME = Date.parse('0001-01-01T00:00:00Z')
+
+/** Whether a stored timestamp holds a real time; missing, `""`, `0` and the zero time do not. */
+function isSetTime(value: unknown): value is string {
+  return typeof value === 'string' && Date.parse(value) > ZERO_TIME
+}
+
+/**
+ * A record as read from disk, made whole: a missing or zero `updated_at` falls back to
+ * `created_at`, and the removed `pr_info` is dropped so it is never written back.
+ */
+export function fromStored(stored: SessionRecord & { pr_info?: unknown }): SessionRecord {
+  delete stored.pr_info
+  if (!isSetTime(stored.updated_at)) stored.updated_at = stored.created_at
+  return stored
+}
+
+/**
+ * The agent's runtime was replaced (restore, restore-archived, a respawn at start,
+ * automatic recovery): what was observed of the old pane and what was typed into it no
+ * longer holds, so no idle reason may rest on it, and a failed recovery is over.
+ */
+export function runtimeReplaced(record: SessionRecord): void {
+  delete record.last_pane_churn_at
+  delete record.last_prompt_attempt_at
+  delete record.last_prompt_delivery_status
+  delete record.lost_restore_failure
+}
+
 /** The lifecycle words, each one (status, liveness) pair. */
 export const STATES = {
   running: { status: Status.running, liveness: Liveness.running },

@@ -18,7 +18,7 @@ import { deliverPrompt } from './delivery.js'
 import { idleReason } from './idle.js'
 import { selectSessions, type SnapshotFilters } from './query.js'
 import { Observer } from './observer.js'
-import { encodeSession, isLive, setState, stateOf, type SessionRecord, type SessionWire, type State } from './record.js'
+import { encodeSession, isLive, runtimeReplaced, setState, stateOf, type SessionRecord, type SessionWire, type State } from './record.js'
 import { agentTab, agentTmuxName, Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
 import { closeTab, moveTab, openTab, renameTab, tabId, tabKindOf } from './tabs.js'
@@ -185,7 +185,7 @@ export class Sessions {
     try {
       if (!alive.has(agentTab(record).tmux_name as string)) {
         await this.runtime.spawnAll(record)
-        delete record.last_pane_churn_at
+        runtimeReplaced(record)
         this.transition(record, 'running')
         await this.save(record)
         return
@@ -477,8 +477,7 @@ export class Sessions {
     await this.runtime.teardown(record)
     this.forgetRuntime(record)
     await this.runtime.spawnAll(record)
-    delete record.last_pane_churn_at
-    delete record.lost_restore_failure
+    runtimeReplaced(record)
     this.transition(record, 'running')
     this.touch(record)
     await this.save(record)
