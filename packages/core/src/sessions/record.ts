@@ -3,12 +3,14 @@ import {
   CREATABLE_TAB_KINDS,
   Liveness,
   Status,
+  TAB_KIND_NAMES,
   TabKind,
   livenessName,
   statusName,
   tabKindName,
   type DeliveryStatus,
   type IdleReason,
+  type LifecycleAction,
   type Session,
 } from '@svc/protocol'
 
@@ -38,6 +40,8 @@ export interface SessionRecord {
   account: string
   backend: string
   in_place: boolean
+  /** The commit the session started from; absent on records older than the field. */
+  base_sha?: string
   created_at: string
   updated_at?: string
   status: number
@@ -119,7 +123,15 @@ export function isLive(record: SessionRecord): boolean {
   return state === 'running' || state === 'ready' || state === 'limit-reached'
 }
 
-const TAB_KINDS = [{ kind: 'agent' }, ...CREATABLE_TAB_KINDS.map((kind) => ({ kind })), { kind: 'process' }]
+/** Every named kind, `allowed` when CreateTab creates it by name (rule 7: not agent, not process). */
+const TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: (CREATABLE_TAB_KINDS as readonly string[]).includes(kind) }))
+
+/** Kept for older clients: the one lifecycle move a session offers now. */
+function lifecycleActionOf(record: SessionRecord): LifecycleAction | undefined {
+  const state = stateOf(record)
+  if (state === 'archived' || state === 'lost' || state === 'dead') return 'restore'
+  return isLive(record) ? 'archive' : undefined
+}
 
 // Every object below is built in one fixed shape: absent fields are `undefined`, which
 // JSON omits. Conditional spreads cost far more when a Snapshot encodes a whole fleet.
@@ -172,5 +184,17 @@ export function encodeSession(
     archived_path: record.archived_path,
     pending_prompts: record.pending_prompts?.length || undefined,
     boot_id: bootId,
+    worktree: {
+      repo_path: record.repo_path,
+      path: record.archived_path ?? record.path,
+      branch: record.branch,
+      base_sha: record.base_sha ?? '',
+    },
+    lifecycle_action: lifecycleActionOf(record),
+    // A kill already under way (deleting) is the only one that cannot be asked for again.
+    can_kill: stateOf(record) !== 'deleting',
+    // Honest: HandoffSession and root agent sessions are not in this version.
+    can_handoff: false,
+    is_root: false,
   }
 }

@@ -24,7 +24,7 @@ import { SessionStore } from './store.js'
 import { closeTab, moveTab, openTab, renameTab, tabId, tabKindOf } from './tabs.js'
 import { allocateTitle } from './titles.js'
 import { suggestName } from './names.js'
-import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
+import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -309,9 +309,9 @@ export class Sessions {
       const now = this.now.toISOString()
       const id = randomBytes(8).toString('hex')
       const tmuxName = agentTmuxName(repo.id, title)
-      let place: { path: string; branch: string; branchCreated: boolean }
+      let place: { path: string; branch: string; branchCreated: boolean; baseSha: string }
       if (request.in_place) {
-        place = { path: repo.root, branch: await currentBranch(repo.root, env), branchCreated: false }
+        place = { path: repo.root, branchCreated: false, ...(await currentCheckout(repo.root, env)) }
       } else {
         const path = worktreeHome(repo.root, title)
         const branch = `${this.options.config.get('branch_prefix')}${title}`
@@ -329,6 +329,7 @@ export class Sessions {
         account,
         backend,
         in_place: request.in_place === true,
+        base_sha: place.baseSha,
         created_at: now,
         updated_at: now,
         status: 0,
