@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
 
 export interface ListenAddress {
   host: string
@@ -20,13 +21,15 @@ export function formatListenAddress({ host, port }: ListenAddress): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`
 }
 
-/** The loopback predicate shared by listeners, auth and the web-tab proxy. */
+/**
+ * The loopback predicate shared by listeners, auth and the web-tab proxy: `localhost`,
+ * `*.localhost`, 127.0.0.0/8 and `::1`, including IPv4-mapped IPv6 (`::ffff:127.0.0.1`,
+ * which a URL parser writes `[::ffff:7f00:1]`). ipaddr.js reads every textual form.
+ */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '')
   if (bare === 'localhost' || bare.endsWith('.localhost')) return true
-  if (bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true
-  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare
-  return isIP(v4) === 4 && v4.startsWith('127.')
+  return ipaddr.isValid(bare) && ipaddr.process(bare).range() === 'loopback'
 }
 
 const loopbackByUrl = new Map<string, boolean>()

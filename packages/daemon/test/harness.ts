@@ -5,7 +5,8 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createClient, servicePaths, type Client, type ServicePaths } from '@svc/protocol'
+import { Value } from 'typebox/value'
+import { createClient, routeAt, routeNamed, servicePaths, type Client, type Route, type ServicePaths } from '@svc/protocol'
 
 export const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 export const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
@@ -74,11 +75,56 @@ export function send(
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
+        try {
+          checkReply(method, path, res.statusCode ?? 0, text)
+        } catch (error) {
+          reject(error as Error)
+          return
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: jsonOf(text) })
       })
     })
     void upload(req, options.body, () => answered)
   })
+}
+
+// ---------------------------------------------------------------- response shapes
+
+/**
+ * The one place where every answer a test gets is held against its route's response
+ * schema (the typed client and raw `send` both come through here), so a drifting shape
+ * fails the test that saw it instead of reaching a client.
+ */
+function checkData(route: Route, data: unknown, text: string): void {
+  if (Value.Check(route.response, data)) return
+  const problems = Value.Errors(route.response, data)
+    .slice(0, 5)
+    .map((error) => `${error.instancePath || '(root)'} ${error.message}`)
+  throw new Error(`${route.name} answered a shape its response schema refuses: ${problems.join('; ')}\n${text.slice(0, 1000)}`)
+}
+
+/** A raw answer: only a 200 of a known route's own verb carries that route's `data`. */
+export function checkReply(method: string, path: string, status: number, text: string): void {
+  const route = routeAt(path.split('?')[0] as string)
+  if (route === undefined || route.method !== method.toUpperCase() || status !== 200) return
+  checkData(route, (jsonOf(text) as { data?: unknown } | undefined)?.data, text)
+}
+
+/** The typed client, with every answer checked; `raw` answers too. */
+export function checkedClient(client: Client): Client {
+  return {
+    target: client.target,
+    async call(name, body) {
+      const data = await client.call(name, body)
+      checkData(routeNamed(name), data, JSON.stringify(data))
+      return data
+    },
+    async raw(method, path, body, headers) {
+      const answer = await client.raw(method, path, body, headers)
+      checkReply(method, path, answer.status, answer.text)
+      return answer
+    },
+  }
 }
 
 function jsonOf(text: string): unknown {
@@ -167,7 +213,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
     home,
     paths,
     process: child,
-    client: createClient(socket),
+    client: checkedClient(createClient(socket)),
     socket,
     post: (path, body, headers = {}) =>
       send(socket, 'POST', path, { body: body === undefined ? undefined : JSON.stringify(body), headers }),

@@ -123,10 +123,11 @@ describe('where and what runs', () => {
     const backends = await daemon.client.call('ListBackends', { repo_path: repo })
     expect(backends).toEqual({
       backends: [
-        { name: 'local', status: 'available' },
-        { name: 'hook', status: 'unavailable', reason: expect.stringContaining('remote hooks') },
+        { name: 'local', status: 'available', label: expect.any(String) },
+        { name: 'hook', status: 'unavailable', reason: expect.stringContaining('not in this version'), label: expect.any(String) },
       ],
       default: 'local',
+      default_status: 'available',
     })
   })
 })
@@ -175,7 +176,7 @@ describe('Snapshot over real sessions', () => {
     expect((await daemon.client.call('Snapshot', { created_after: newest })).instances).toHaveLength(1)
     expect((await daemon.client.call('Snapshot', { limit: 2 })).instances.map((s) => s.id)).toEqual(all.slice(0, 2).map((s) => s.id))
     for (const instance of all) {
-      expect(instance.tab_kinds).toEqual([{ kind: 'agent' }, { kind: 'shell' }, { kind: 'web' }, { kind: 'editor' }, { kind: 'process' }])
+      expect(instance.tab_kinds.map((entry) => entry.kind)).toEqual(['agent', 'shell', 'process', 'web', 'editor'])
       expect(instance.boot_id).toBe((await daemon.client.call('Health')).boot_id)
     }
   })

@@ -40,6 +40,8 @@ describe('CreateTab', () => {
       'http://app.localhost:5173': true,
       'http://127.0.0.2:3000': true,
       'http://[::1]:4000': true,
+      'http://[::ffff:127.0.0.1]:3000/': true,
+      'http://[::ffff:10.0.0.5]:3000/': false,
       'https://example.org': false,
       'http://10.0.0.5:8080': false,
     }
@@ -54,12 +56,14 @@ describe('CreateTab', () => {
 
   it('refuses bad tab requests and changes nothing', async () => {
     const before = await tabs()
+    const tmuxBefore = tmuxSessions(daemon.home)
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ kind: 'web' }, 'exactly one of url or port'],
       [{ kind: 'web', url: 'http://a', port: 1 }, 'exactly one of url or port'],
       [{ kind: 'web', url: 'ftp://files' }, 'must start with http:// or https://'],
       [{ kind: 'web', port: 70000 }, 'out of range'],
-      [{ kind: 'process' }, 'needs command'],
+      [{ kind: 'process', command: 'sleep 600' }, 'tab kind "process" cannot be created'],
+      [{ kind: 'process' }, 'tab kind "process" cannot be created'],
       [{ kind: 'agent' }, 'tab kind "agent" cannot be created'],
       [{ kind: 'editor', port: 8080 }, 'takes no url or port'],
       [{ kind: 'editor' }, 'editor tabs need code-server or openvscode-server'],
@@ -67,9 +71,11 @@ describe('CreateTab', () => {
     for (const [body, message] of cases) {
       const reply = await create(body)
       expect(reply.status, JSON.stringify(body)).toBe(500)
+      expect(reply.json.error).toMatchObject({ daemon_rejected: true })
       expect(reply.json.error.message).toContain(message)
     }
     expect(await tabs()).toEqual(before)
+    expect(tmuxSessions(daemon.home)).toEqual(tmuxBefore)
   })
 })
 

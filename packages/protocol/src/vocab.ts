@@ -51,6 +51,31 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 export const DELIVER_PROMPT_STATUSES = ['started', 'sent'] as const
 export type DeliverPromptStatus = (typeof DELIVER_PROMPT_STATUSES)[number]
 
+/** What a task does with a session it spawned once the run settles; `""` keeps it. */
+export const ON_COMPLETE_VALUES = ['', 'archive', 'kill'] as const
+export type OnCompleteValue = (typeof ON_COMPLETE_VALUES)[number]
+
+/** The calling surface a task write is recorded under. */
+export const TASK_ACTORS = ['cli', 'tui', 'api', 'daemon-upgrade'] as const
+export type TaskActor = (typeof TASK_ACTORS)[number]
+
+export const TASK_ARMINGS = ['armed', 'watching', 'disabled', 'unschedulable'] as const
+export type TaskArming = (typeof TASK_ARMINGS)[number]
+
+/** Kept for older clients: the one lifecycle move a session offers. */
+export const LIFECYCLE_ACTIONS = ['archive', 'restore'] as const
+export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number]
+
+export const BACKEND_STATUSES = ['available', 'unavailable'] as const
+export type BackendStatus = (typeof BACKEND_STATUSES)[number]
+
+export const CONFIG_APPLIES = ['now', 'next-start'] as const
+export type ConfigApplies = (typeof CONFIG_APPLIES)[number]
+
+/** Kept for older clients; this version has global config only. */
+export const CONFIG_TIERS = ['global', 'repo'] as const
+export type ConfigTier = (typeof CONFIG_TIERS)[number]
+
 function nameAt<T extends string>(names: readonly T[], value: number): T | '' {
   return Number.isInteger(value) ? (names[value] ?? '') : ''
 }

@@ -9,7 +9,7 @@ function warn(warnings: string[] | undefined): void {
   for (const warning of warnings ?? []) process.stderr.write(`warning: ${warning}\n`)
 }
 
-function printChange(change: ResponseOf<'SetConfigValue'>, command: Command): void {
+function printChange(change: ResponseOf<'UnsetConfigValue'>, command: Command): void {
   warn(change.warnings)
   if (outputOf(command.optsWithGlobals()).json) return printJson(change)
   const when = change.applies === 'now' ? 'applied now' : 'takes effect on the next daemon start'

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { ConfigChange, GetConfigResponse } from '@svc/protocol'
+import type { ConfigChange, GetConfigResponse, SetConfigValueResponse } from '@svc/protocol'
 import { InvalidRequest, MutationCommitted } from '../errors.js'
 import { isLoopbackHost, parseListenAddress } from '../net.js'
 import { readIfExists, writeFileDurable } from '../infra/durable.js'
@@ -97,13 +97,23 @@ export class Config {
         value: def.type.format(document.settings[name]),
         applies: def.applies,
         ...(def.aliases.length > 0 ? { aliases: [...def.aliases] } : {}),
+        // Kept for older clients; repo-level config is not in this version.
+        tier: 'global' as const,
       }
     })
     const warnings = [...document.warnings, ...this.optionalWarning(exposureWarning(document.settings))]
     return { entries, path: this.path, ...(warnings.length > 0 ? { warnings } : {}) }
   }
 
-  set(typed: string, text: string): Promise<ConfigChangeT> {
+  /** A set answers, besides the change, `result` and `restart_notice` for older clients. */
+  async set(typed: string, text: string): Promise<Static<typeof SetConfigValueResponse>> {
+    const change = await this.setValue(typed, text)
+    const { key, value, applies } = change
+    const notice = applies === 'next-start' ? `${key} takes effect on the next daemon start` : undefined
+    return { ...change, result: { key, value, applies }, ...(notice ? { restart_notice: notice } : {}) }
+  }
+
+  private setValue(typed: string, text: string): Promise<ConfigChangeT> {
     const target = resolveKey(typed)
     let value: unknown
     try {

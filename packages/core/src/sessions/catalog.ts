@@ -16,14 +16,16 @@ export function programs(config: Config, path: string | undefined): Static<typeo
 
 const BACKENDS: Static<typeof ListBackendsResponse> = {
   backends: [
-    { name: 'local', status: 'available' },
+    { name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' },
     {
       name: 'hook',
       status: 'unavailable',
-      reason: 'remote hooks (remote_hooks.provision_cmd / launch_cmd) are not configured for this repository',
+      reason: 'remote backends (remote_hooks.provision_cmd / launch_cmd) are not in this version',
+      label: 'Remote (provisioned by hooks)',
     },
   ],
   default: 'local',
+  default_status: 'available',
 }
 
 /** Where a session can run: only `local` in this version; the others say why not. */

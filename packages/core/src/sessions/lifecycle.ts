@@ -11,12 +11,12 @@ import { resolveRepository, type Repository } from '../infra/git.js'
 import { backendOf } from './catalog.js'
 import type { Observer } from './observer.js'
 import type { Prompts } from './prompts.js'
-import { isLive, setState, stateOf, type SessionRecord } from './record.js'
+import { isLive, runtimeReplaced, setState, stateOf, type SessionRecord } from './record.js'
 import { agentTab, agentTmuxName, type Runtime } from './runtime.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 import { tabId } from './tabs.js'
 import { allocateTitle } from './titles.js'
-import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
+import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -71,7 +71,7 @@ export class Lifecycle {
     try {
       if (!alive.has(agentTab(record).tmux_name as string)) {
         await this.runtime.spawnAll(record)
-        delete record.last_pane_churn_at
+        runtimeReplaced(record)
         table.transition(record, 'running')
         await table.save(record)
         return
@@ -105,9 +105,9 @@ export class Lifecycle {
       const now = table.now.toISOString()
       const id = randomBytes(8).toString('hex')
       const tmuxName = agentTmuxName(repo.id, title)
-      let place: { path: string; branch: string; branchCreated: boolean }
+      let place: { path: string; branch: string; branchCreated: boolean; baseSha: string }
       if (request.in_place) {
-        place = { path: repo.root, branch: await currentBranch(repo.root, env), branchCreated: false }
+        place = { path: repo.root, branchCreated: false, ...(await currentCheckout(repo.root, env)) }
       } else {
         const path = worktreeHome(repo.root, title)
         const branch = `${options.config.get('branch_prefix')}${title}`
@@ -125,6 +125,7 @@ export class Lifecycle {
         account,
         backend,
         in_place: request.in_place === true,
+        base_sha: place.baseSha,
         created_at: now,
         updated_at: now,
         status: 0,
@@ -261,8 +262,7 @@ export class Lifecycle {
     await this.runtime.teardown(record)
     this.observer.forget(record)
     await this.runtime.spawnAll(record)
-    delete record.last_pane_churn_at
-    delete record.lost_restore_failure
+    runtimeReplaced(record)
     table.transition(record, 'running')
     table.touch(record)
     await table.save(record)

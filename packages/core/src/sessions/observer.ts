@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js'
 import type { Clock } from '../infra/clock.js'
 import type { Tmux } from '../infra/tmux.js'
 import { limitBanner, parseResetTime, showsBanner } from './limits.js'
-import { isLive, stateOf, type SessionRecord, type State } from './record.js'
+import { isLive, runtimeReplaced, stateOf, type SessionRecord, type State } from './record.js'
 import { backoffMs, oneLine, RECOVERY_ATTEMPTS, survivalMs, type RecoveryState } from './recovery.js'
 import { agentTab, type Runtime } from './runtime.js'
 import { PaneWatch, type Sighting } from './watch.js'
@@ -180,8 +180,7 @@ export class Observer {
 
   private async recovered(record: SessionRecord): Promise<void> {
     this.recovery.delete(record.id)
-    delete record.lost_restore_failure
-    delete record.last_pane_churn_at
+    runtimeReplaced(record)
     this.host.transition(record, 'running')
     this.host.touch(record)
     await this.host.save(record)

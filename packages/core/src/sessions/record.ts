@@ -3,12 +3,14 @@ import {
   CREATABLE_TAB_KINDS,
   Liveness,
   Status,
+  TAB_KIND_NAMES,
   TabKind,
   livenessName,
   statusName,
   tabKindName,
   type DeliveryStatus,
   type IdleReason,
+  type LifecycleAction,
   type Session,
 } from '@svc/protocol'
 
@@ -38,6 +40,8 @@ export interface SessionRecord {
   account: string
   backend: string
   in_place: boolean
+  /** The commit the session started from; absent on records older than the field. */
+  base_sha?: string
   created_at: string
   updated_at?: string
   status: number
@@ -51,6 +55,36 @@ export interface SessionRecord {
   archived_path?: string
   /** Prompts waiting for a terminal client to detach (DeliverPrompt defer_while_attached). */
   pending_prompts?: string[]
+}
+
+/** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
+const ZERO_TIME = Date.parse('0001-01-01T00:00:00Z')
+
+/** Whether a stored timestamp holds a real time; missing, `""`, `0` and the zero time do not. */
+function isSetTime(value: unknown): value is string {
+  return typeof value === 'string' && Date.parse(value) > ZERO_TIME
+}
+
+/**
+ * A record as read from disk, made whole: a missing or zero `updated_at` falls back to
+ * `created_at`, and the removed `pr_info` is dropped so it is never written back.
+ */
+export function fromStored(stored: SessionRecord & { pr_info?: unknown }): SessionRecord {
+  delete stored.pr_info
+  if (!isSetTime(stored.updated_at)) stored.updated_at = stored.created_at
+  return stored
+}
+
+/**
+ * The agent's runtime was replaced (restore, restore-archived, a respawn at start,
+ * automatic recovery): what was observed of the old pane and what was typed into it no
+ * longer holds, so no idle reason may rest on it, and a failed recovery is over.
+ */
+export function runtimeReplaced(record: SessionRecord): void {
+  delete record.last_pane_churn_at
+  delete record.last_prompt_attempt_at
+  delete record.last_prompt_delivery_status
+  delete record.lost_restore_failure
 }
 
 /** The lifecycle words, each one (status, liveness) pair. */
@@ -89,7 +123,15 @@ export function isLive(record: SessionRecord): boolean {
   return state === 'running' || state === 'ready' || state === 'limit-reached'
 }
 
-const TAB_KINDS = [{ kind: 'agent' }, ...CREATABLE_TAB_KINDS.map((kind) => ({ kind })), { kind: 'process' }]
+/** Every named kind, `allowed` when CreateTab creates it by name (rule 7: not agent, not process). */
+const TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: (CREATABLE_TAB_KINDS as readonly string[]).includes(kind) }))
+
+/** Kept for older clients: the one lifecycle move a session offers now. */
+function lifecycleActionOf(record: SessionRecord): LifecycleAction | undefined {
+  const state = stateOf(record)
+  if (state === 'archived' || state === 'lost' || state === 'dead') return 'restore'
+  return isLive(record) ? 'archive' : undefined
+}
 
 // Every object below is built in one fixed shape: absent fields are `undefined`, which
 // JSON omits. Conditional spreads cost far more when a Snapshot encodes a whole fleet.
@@ -142,5 +184,17 @@ export function encodeSession(
     archived_path: record.archived_path,
     pending_prompts: record.pending_prompts?.length || undefined,
     boot_id: bootId,
+    worktree: {
+      repo_path: record.repo_path,
+      path: record.archived_path ?? record.path,
+      branch: record.branch,
+      base_sha: record.base_sha ?? '',
+    },
+    lifecycle_action: lifecycleActionOf(record),
+    // A kill already under way (deleting) is the only one that cannot be asked for again.
+    can_kill: stateOf(record) !== 'deleting',
+    // Honest: HandoffSession and root agent sessions are not in this version.
+    can_handoff: false,
+    is_root: false,
   }
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { removeFileDurable, writeFileAtomic, writeFileDurable } from '../infra/durable.js'
 import { KeyedQueue } from '../serial.js'
-import type { SessionRecord } from './record.js'
+import { fromStored, type SessionRecord } from './record.js'
 
 /**
  * One file per session under `sessions/`: a write costs what the changed session
@@ -29,10 +29,7 @@ export class SessionStore {
     for (const name of names) {
       const path = join(this.dir, name)
       try {
-        const record = JSON.parse(await readFile(path, 'utf8')) as SessionRecord & { pr_info?: unknown }
-        delete record.pr_info
-        if (!record.updated_at) record.updated_at = record.created_at
-        records.push(record)
+        records.push(fromStored(JSON.parse(await readFile(path, 'utf8'))))
       } catch (error) {
         const aside = `${path}.corrupt-${Date.now()}`
         await rename(path, aside)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { basename } from 'node:path'
 import type { Static } from 'typebox'
-import { TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest } from '@svc/protocol'
+import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest } from '@svc/protocol'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import type { Tmux } from '../infra/tmux.js'
 import type { SessionRecord, TabRecord } from './record.js'
@@ -57,11 +57,10 @@ export function findTab(tabs: readonly TabRecord[], selector: TabSelector, title
 
 /** The kind a CreateTab request asks for, refusing what cannot be created. */
 export function tabKindOf(request: Static<typeof CreateTabRequest>): number {
-  const kind = request.kind || (request.command && !request.shell ? 'process' : 'shell')
-  if (kind === 'process') {
-    if (!request.command) throw new InvalidRequest('a process tab needs command')
-    return TabKind.process
-  }
+  // `agent` and `process` are named kinds but not creatable ones: a process tab is asked
+  // for by `command` alone, as the API document has it.
+  if (!request.kind) return request.command && !request.shell ? TabKind.process : TabKind.shell
+  const kind = request.kind
   if (kind === 'shell') return TabKind.shell
   if (kind === 'web') {
     if (!request.url === (request.port === undefined)) throw new InvalidRequest('a web tab needs exactly one of url or port')
@@ -73,7 +72,9 @@ export function tabKindOf(request: Static<typeof CreateTabRequest>): number {
     if (request.url || request.port !== undefined) throw new InvalidRequest('an editor tab serves the worktree; it takes no url or port')
     return TabKind.editor
   }
-  throw new InvalidRequest(`tab kind "${kind}" cannot be created; use shell, web or editor (or command for a process tab)`)
+  throw new InvalidRequest(
+    `tab kind "${kind}" cannot be created; kind is one of ${CREATABLE_TAB_KINDS.join(', ')}, and a process tab is asked for with command and no kind`,
+  )
 }
 
 /** Adds a tab to the roster and starts its process (web tabs have none). */

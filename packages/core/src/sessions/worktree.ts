@@ -24,24 +24,29 @@ async function branchExists(root: string, branch: string, env: NodeJS.ProcessEnv
 }
 
 /**
- * A worktree at `path` on `branch`, based on the repository's current HEAD. An existing
- * branch is checked out rather than recreated, and is then not the daemon's to delete.
+ * A worktree at `path` on `branch`, based on the repository's current HEAD (`baseSha`,
+ * resolved first so the worktree starts from exactly it). An existing branch is checked
+ * out rather than recreated, is then not the daemon's to delete, and its tip is the base.
  */
 export async function addWorktree(
   root: string,
   path: string,
   branch: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ branchCreated: boolean }> {
-  // The common case first: one git process when the branch is new.
+): Promise<{ branchCreated: boolean; baseSha: string }> {
+  const head = await revParse(root, 'HEAD', env)
   try {
-    await git(root, ['worktree', 'add', '-b', branch, path, 'HEAD'], env)
-    return { branchCreated: true }
+    await git(root, ['worktree', 'add', '-b', branch, path, head], env)
+    return { branchCreated: true, baseSha: head }
   } catch (error) {
     if (!/already exists/.test((error as Error).message) || !(await branchExists(root, branch, env))) throw error
   }
   await git(root, ['worktree', 'add', path, branch], env)
-  return { branchCreated: false }
+  return { branchCreated: false, baseSha: await revParse(root, `refs/heads/${branch}`, env) }
+}
+
+async function revParse(root: string, rev: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return (await git(root, ['rev-parse', '--verify', rev], env)).trim()
 }
 
 export async function removeWorktree(root: string, path: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -58,6 +63,8 @@ export async function deleteBranch(root: string, branch: string, env: NodeJS.Pro
   if (await branchExists(root, branch, env)) await git(root, ['branch', '-D', branch], env)
 }
 
-export async function currentBranch(root: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return (await git(root, ['rev-parse', '--abbrev-ref', 'HEAD'], env)).trim()
+/** The checkout an in-place session runs on: its branch and the commit it starts from (one git process). */
+export async function currentCheckout(root: string, env: NodeJS.ProcessEnv): Promise<{ branch: string; baseSha: string }> {
+  const [baseSha = '', branch = ''] = (await git(root, ['rev-parse', 'HEAD', '--abbrev-ref', 'HEAD'], env)).trim().split('\n')
+  return { branch, baseSha }
 }

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { AuditEntry, Task } from '@svc/protocol'
+import type { AuditEntry, OnCompleteValue, Task } from '@svc/protocol'
 
 export type TaskWire = Static<typeof Task>
 export type AuditEntryT = Static<typeof AuditEntry>
@@ -9,8 +9,8 @@ export const ON_COMPLETE = [
   { value: '', hint: 'keep the session (default)' },
   { value: 'archive', hint: 'archive the session: restorable, keeps the worktree' },
   { value: 'kill', hint: 'delete the session and its branch' },
-] as const
-export type OnComplete = (typeof ON_COMPLETE)[number]['value']
+] as const satisfies ReadonlyArray<{ value: OnCompleteValue; hint: string }>
+export type OnComplete = OnCompleteValue
 
 /** A task as stored in tasks.json; schedule health, ordinal and generation are never stored. */
 export interface TaskRecord {

@@ -1,9 +1,9 @@
 import Type from 'typebox'
-import { Ok, Request } from './common.js'
+import { Closed, Ok, Request } from './common.js'
 
 export const ListAccountsRequest = Request({ agent: Type.String(), repo_path: Type.String() })
-export const ListAccountsResponse = Type.Object({
-  accounts: Type.Array(Type.Object({ agent: Type.String(), name: Type.String(), logged_in: Type.Boolean() })),
+export const ListAccountsResponse = Closed({
+  accounts: Type.Array(Closed({ agent: Type.String(), name: Type.String(), logged_in: Type.Boolean() })),
   agents: Type.Array(Type.String()),
 })
 
@@ -11,7 +11,7 @@ export const RegisterAccountRequest = Request({ agent: Type.String(), name: Type
 export const RegisterAccountResponse = Ok
 
 export const AccountLoginRequest = Request({ agent: Type.String(), name: Type.String() })
-export const AccountLoginResponse = Type.Object({
+export const AccountLoginResponse = Closed({
   tmux_session: Type.String(),
   tmux_socket: Type.String(),
   logged_in: Type.Boolean(),

@@ -13,7 +13,15 @@ export function Request<P extends TProperties>(properties: P) {
 
 export const Empty = Request({})
 
-export const Ok = Type.Object({ ok: Type.Literal(true) })
+/**
+ * A response object: exactly these fields. Clients ignore fields they do not know, but
+ * the daemon's own tests must not, or a shape could drift without a failing test.
+ */
+export function Closed<P extends TProperties>(properties: P) {
+  return Type.Object(properties, { additionalProperties: false })
+}
+
+export const Ok = Closed({ ok: Type.Literal(true) })
 
 export const Timestamp = Type.String({ description: 'RFC 3339 timestamp' })
 

@@ -1,37 +1,47 @@
 import Type from 'typebox'
-import { Empty, Request } from './common.js'
+import { Closed, Empty, Request } from './common.js'
+import { ConfigAppliesWord, ConfigTierWord } from './vocab.js'
 
 export const CONFIG_TYPES = ['bool', 'int', 'duration', 'string', 'address', 'env-names', 'list', 'map'] as const
 export type ConfigType = (typeof CONFIG_TYPES)[number]
 
-export const ConfigEntry = Type.Object({
+export const ConfigEntry = Closed({
   key: Type.String(),
   purpose: Type.String(),
-  type: Type.String(),
+  type: Type.Enum(CONFIG_TYPES),
   default: Type.String(),
   value: Type.String(),
-  applies: Type.String({ description: '"now" or "next-start"' }),
+  applies: ConfigAppliesWord,
   aliases: Type.Optional(Type.Array(Type.String())),
+  /** Kept for older clients: where the key is set; always `global` in this version. */
+  tier: ConfigTierWord,
 })
 
 export const GetConfigRequest = Empty
-export const GetConfigResponse = Type.Object({
+export const GetConfigResponse = Closed({
   entries: Type.Array(ConfigEntry),
   path: Type.String(),
   warnings: Type.Optional(Type.Array(Type.String())),
 })
 
 /** What a set or unset changed, and when it takes effect. */
-export const ConfigChange = Type.Object({
+const change = {
   ok: Type.Literal(true),
   key: Type.String(),
   value: Type.String(),
-  applies: Type.String(),
+  applies: ConfigAppliesWord,
   warnings: Type.Optional(Type.Array(Type.String())),
-})
+}
+export const ConfigChange = Closed(change)
 
 export const SetConfigValueRequest = Request({ key: Type.String(), value: Type.String() })
-export const SetConfigValueResponse = ConfigChange
+/** `result` and `restart_notice` are kept for older clients (additive). */
+export const SetConfigValueResponse = Closed({
+  ...change,
+  result: Closed({ key: Type.String(), value: Type.String(), applies: ConfigAppliesWord }),
+  /** Present when the key takes effect on the next daemon start only. */
+  restart_notice: Type.Optional(Type.String()),
+})
 
 export const UnsetConfigValueRequest = Request({ key: Type.String() })
 export const UnsetConfigValueResponse = ConfigChange

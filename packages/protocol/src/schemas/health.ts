@@ -1,12 +1,13 @@
 import Type from 'typebox'
+import { Closed } from './common.js'
 
-export const HealthResponse = Type.Object({
+export const HealthResponse = Closed({
   ok: Type.Literal(true),
   version: Type.String(),
   boot_id: Type.String(),
   phase: Type.Union([Type.Literal('warming'), Type.Literal('ready')]),
   pid: Type.Integer(),
-  listeners: Type.Object({
+  listeners: Closed({
     http_unix_bound: Type.Boolean(),
     tcp_configured: Type.Boolean(),
     tcp_bound: Type.Boolean(),

@@ -1,9 +1,20 @@
 import Type from 'typebox'
-import { Empty, Ok, Request, SessionRef, Timestamp } from './common.js'
+import { Closed, Empty, Ok, Request, SessionRef, Timestamp } from './common.js'
+import {
+  BackendStatusWord,
+  DeliverPromptStatusWord,
+  DeliveryStatusWord,
+  IdleReasonWord,
+  LifecycleActionWord,
+  LivenessNameWord,
+  StatusNameWord,
+  TabKindNameWord,
+  TabKindWord,
+} from './vocab.js'
 
-export const Tab = Type.Object({
+export const Tab = Closed({
   kind: Type.Integer(),
-  kind_name: Type.String(),
+  kind_name: TabKindNameWord,
   id: Type.Optional(Type.String()),
   name: Type.String(),
   web_proxied: Type.Optional(Type.Boolean()),
@@ -12,7 +23,17 @@ export const Tab = Type.Object({
   command: Type.Optional(Type.String()),
 })
 
-export const Session = Type.Object({
+/** Kept for older clients: where the session's work lives, in one object. */
+export const SessionWorktree = Closed({
+  repo_path: Type.String(),
+  /** Where the worktree is now: its archive directory while archived. */
+  path: Type.String(),
+  branch: Type.String(),
+  /** The commit the session started from; `""` on records older than the field. */
+  base_sha: Type.String(),
+})
+
+export const Session = Closed({
   id: Type.String(),
   title: Type.String(),
   repo_id: Type.String(),
@@ -26,20 +47,30 @@ export const Session = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   status: Type.Integer(),
-  status_name: Type.String(),
+  status_name: StatusNameWord,
   liveness: Type.Optional(Type.Integer()),
-  liveness_name: Type.String(),
+  liveness_name: LivenessNameWord,
   tabs: Type.Array(Tab),
-  tab_kinds: Type.Array(Type.Object({ kind: Type.String() })),
-  idle_reason: Type.Optional(Type.String()),
-  lost_restore_failure: Type.Optional(Type.Object({ attempts: Type.Integer(), error: Type.String() })),
+  /** `allowed`, kept for older clients: whether CreateTab creates this kind by name. */
+  tab_kinds: Type.Array(Closed({ kind: TabKindWord, allowed: Type.Boolean() })),
+  idle_reason: Type.Optional(IdleReasonWord),
+  lost_restore_failure: Type.Optional(Closed({ attempts: Type.Integer(), error: Type.String() })),
   last_pane_churn_at: Type.Optional(Timestamp),
   last_prompt_attempt_at: Type.Optional(Timestamp),
-  last_prompt_delivery_status: Type.Optional(Type.String()),
+  last_prompt_delivery_status: Type.Optional(DeliveryStatusWord),
   archived_path: Type.Optional(Type.String()),
   /** Prompts waiting for a terminal client to detach. */
   pending_prompts: Type.Optional(Type.Integer()),
   boot_id: Type.String(),
+  // Kept for older clients (additive).
+  worktree: SessionWorktree,
+  /** `archive` for a live session, `restore` for an archived, lost or dead one; omitted while an operation holds it. */
+  lifecycle_action: Type.Optional(LifecycleActionWord),
+  can_kill: Type.Boolean(),
+  /** Always false: HandoffSession is not served in this version. */
+  can_handoff: Type.Boolean(),
+  /** Always false: root agent sessions are not started in this version. */
+  is_root: Type.Boolean(),
 })
 
 export const CreateSessionRequest = Request({
@@ -53,24 +84,32 @@ export const CreateSessionRequest = Request({
   force_remote: Type.Boolean(),
   backend: Type.String(),
 })
-export const CreateSessionResponse = Type.Object({ instance: Session })
+export const CreateSessionResponse = Closed({ instance: Session })
 
 export const ListBackendsRequest = Request({ repo_path: Type.String() })
-export const ListBackendsResponse = Type.Object({
+export const ListBackendsResponse = Closed({
   backends: Type.Array(
-    Type.Object({ name: Type.String(), status: Type.String(), reason: Type.Optional(Type.String()) }),
+    Closed({
+      name: Type.String(),
+      status: BackendStatusWord,
+      reason: Type.Optional(Type.String()),
+      /** Kept for older clients: a name for people. */
+      label: Type.String(),
+    }),
   ),
   default: Type.String(),
+  /** Kept for older clients: the status of the default backend. */
+  default_status: BackendStatusWord,
 })
 
 export const ListProgramsRequest = Request({ repo_path: Type.String() })
-export const ListProgramsResponse = Type.Object({
-  programs: Type.Array(Type.Object({ name: Type.String(), available: Type.Boolean() })),
+export const ListProgramsResponse = Closed({
+  programs: Type.Array(Closed({ name: Type.String(), available: Type.Boolean() })),
   default: Type.String(),
 })
 
 export const SuggestSessionNameRequest = Empty
-export const SuggestSessionNameResponse = Type.Object({ name: Type.String() })
+export const SuggestSessionNameResponse = Closed({ name: Type.String() })
 
 export const SnapshotRequest = Request({
   repo_id: Type.String(),
@@ -79,16 +118,16 @@ export const SnapshotRequest = Request({
   created_after: Type.String(),
   limit: Type.Integer(),
 })
-export const SnapshotResponse = Type.Object({ instances: Type.Array(Session), boot_id: Type.String() })
+export const SnapshotResponse = Closed({ instances: Type.Array(Session), boot_id: Type.String() })
 
 export const KillSessionRequest = Request(SessionRef)
 export const KillSessionResponse = Ok
 
 export const ArchiveSessionRequest = Request(SessionRef)
-export const ArchiveSessionResponse = Type.Object({ ok: Type.Literal(true), archived_path: Type.String() })
+export const ArchiveSessionResponse = Closed({ ok: Type.Literal(true), archived_path: Type.String() })
 
 export const RestoreArchivedRequest = Request(SessionRef)
-export const RestoreArchivedResponse = Type.Object({ ok: Type.Literal(true), worktree_path: Type.String() })
+export const RestoreArchivedResponse = Closed({ ok: Type.Literal(true), worktree_path: Type.String() })
 
 export const RestoreSessionRequest = Request({
   ...SessionRef,
@@ -98,7 +137,7 @@ export const RestoreSessionRequest = Request({
 export const RestoreSessionResponse = Ok
 
 export const SendPromptRequest = Request({ ...SessionRef, prompt: Type.String() })
-export const SendPromptResponse = Type.Object({ ok: Type.Literal(true), status: Type.String() })
+export const SendPromptResponse = Closed({ ok: Type.Literal(true), status: DeliveryStatusWord })
 
 export const ResumeFromLimitRequest = Request(SessionRef)
 export const ResumeFromLimitResponse = Ok
@@ -118,16 +157,16 @@ export const DeliverPromptRequest = Request({
   prompt: Type.String(),
   defer_while_attached: Type.Boolean(),
 })
-export const DeliverPromptResponse = Type.Object({
-  status: Type.String(),
+export const DeliverPromptResponse = Closed({
+  status: DeliverPromptStatusWord,
   /** The delivery check's verdict when the prompt was pasted now. */
-  delivery: Type.Optional(Type.String()),
+  delivery: Type.Optional(DeliveryStatusWord),
   /** The prompt waits for the attached terminal client to detach. */
   deferred: Type.Optional(Type.Boolean()),
 })
 
 /** Internal envelope routes, served but not in the catalog. */
 export const PreviewRequest = Request({ ...SessionRef, tab_id: Type.String() })
-export const PreviewResponse = Type.Object({ url: Type.String() })
+export const PreviewResponse = Closed({ url: Type.String() })
 export const StatusPollRequest = Empty
 export const StatusPollResponse = Ok

@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { Request, SessionRef, TabRef } from './common.js'
+import { Closed, Request, SessionRef, TabRef } from './common.js'
 
 export const CreateTabRequest = Request({
   ...SessionRef,
@@ -10,17 +10,17 @@ export const CreateTabRequest = Request({
   url: Type.String(),
   port: Type.Integer(),
 })
-export const CreateTabResponse = Type.Object({
+export const CreateTabResponse = Closed({
   id: Type.Optional(Type.String()),
   name: Type.String(),
   tmux_name: Type.Optional(Type.String()),
 })
 
 export const CloseTabRequest = Request(TabRef)
-export const CloseTabResponse = Type.Object({ name: Type.String() })
+export const CloseTabResponse = Closed({ name: Type.String() })
 
 export const RenameTabRequest = Request({ ...TabRef, new_name: Type.String() })
-export const RenameTabResponse = Type.Object({ ok: Type.Literal(true), name: Type.String() })
+export const RenameTabResponse = Closed({ ok: Type.Literal(true), name: Type.String() })
 
 export const ReorderTabRequest = Request({ ...TabRef, new_index: Type.Integer() })
-export const ReorderTabResponse = Type.Object({ ok: Type.Literal(true), name: Type.String(), index: Type.Integer() })
+export const ReorderTabResponse = Closed({ ok: Type.Literal(true), name: Type.String(), index: Type.Integer() })

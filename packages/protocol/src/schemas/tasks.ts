@@ -1,9 +1,6 @@
-import Type, { type Static } from 'typebox'
-import { Empty, Ok, Request, Timestamp } from './common.js'
-
-export const TASK_ACTORS = ['cli', 'tui', 'api', 'daemon-upgrade'] as const
-export type TaskActor = (typeof TASK_ACTORS)[number]
-
+import Type from 'typebox'
+import { Closed, Empty, Ok, Request, Timestamp } from './common.js'
+import { OnCompleteWord, TaskArmingWord } from './vocab.js'
 
 /** Closed, because AddTask accepts a task object read back from ListTasks, audit included (and ignored). */
 export const AuditEntry = Type.Object({ at: Timestamp, actor: Type.String(), op: Type.String() }, { additionalProperties: false })
@@ -47,11 +44,8 @@ const derived = {
   store_generation: Type.Integer({ description: 'bumped on every write of tasks.json' }),
 }
 
-const Arming = Type.Union([Type.Literal('armed'), Type.Literal('watching'), Type.Literal('disabled'), Type.Literal('unschedulable')])
-export type TaskArming = Static<typeof Arming>
-
 /** A task as the daemon returns it: every stored field, plus schedule health derived at read time. */
-export const Task = Type.Object({
+export const Task = Closed({
   ...editable,
   ...stored,
   ...derived,
@@ -61,19 +55,20 @@ export const Task = Type.Object({
   last_run_status: Type.Optional(Type.String()),
   unschedulable_reason: Type.Optional(Type.String()),
   next_run_at: Type.Optional(Timestamp),
-  arming: Arming,
+  on_complete: OnCompleteWord,
+  arming: TaskArmingWord,
 })
 
 export const Expect = Request({ enforce: Type.Boolean(), project_path: Type.String() })
 const ActorField = { actor: Type.String() }
 
 export const ListOnCompleteRequest = Empty
-export const ListOnCompleteResponse = Type.Object({
-  values: Type.Array(Type.Object({ value: Type.String(), hint: Type.String() })),
+export const ListOnCompleteResponse = Closed({
+  values: Type.Array(Closed({ value: OnCompleteWord, hint: Type.String() })),
 })
 
 export const ListTasksRequest = Empty
-export const ListTasksResponse = Type.Object({ tasks: Type.Array(Task) })
+export const ListTasksResponse = Closed({ tasks: Type.Array(Task) })
 
 /** Every task field, each optional: a full task object as a client may send it back. */
 export const TaskInput = Request({ ...editable, ...stored, ...derived })
@@ -81,7 +76,7 @@ export const TaskInput = Request({ ...editable, ...stored, ...derived })
 /** `task` is a full task object; the daemon re-validates it and ignores what it owns, except `id`. */
 export const AddTaskRequest = Request({ task: TaskInput, ...ActorField })
 /** `task` (additive to the document's `{ok: true}`) carries the id the daemon minted. */
-export const AddTaskResponse = Type.Object({ ok: Type.Literal(true), task: Task })
+export const AddTaskResponse = Closed({ ok: Type.Literal(true), task: Task })
 
 export const UpdateTaskRequest = Request({
   id: Type.String(),
@@ -89,7 +84,7 @@ export const UpdateTaskRequest = Request({
   expect: Expect,
   ...ActorField,
 })
-export const UpdateTaskResponse = Type.Object({ ok: Type.Literal(true), task: Task })
+export const UpdateTaskResponse = Closed({ ok: Type.Literal(true), task: Task })
 
 const ById = Request({ id: Type.String(), expect: Expect })
 export const RemoveTaskRequest = ById
