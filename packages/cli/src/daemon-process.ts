@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   checkSocketPath,
+  DAEMON_EXIT,
   createClient,
   resolveServiceHome,
   servicePaths,
@@ -36,9 +37,6 @@ export async function probe(paths: ServicePaths): Promise<ResponseOf<'Health'> |
   }
 }
 
-/** The daemon's exit code when another daemon holds the lock (EX_TEMPFAIL). */
-export const ALREADY_RUNNING_EXIT = 75
-
 function daemonEntry(): string {
   const manifest = createRequire(import.meta.url).resolve('@svc/daemon/package.json')
   return join(dirname(manifest), 'dist', 'main.js')
@@ -65,7 +63,7 @@ export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Prom
       const health = await probe(paths).catch(() => undefined)
       if (health) return health
       // Another daemon won the singleton lock and is still binding: keep waiting for it.
-      if (exited !== undefined && exited !== ALREADY_RUNNING_EXIT) {
+      if (exited !== undefined && exited !== DAEMON_EXIT.alreadyRunning) {
         const said = stderr.trim() || (await lastLogError(paths)) || `exit code ${exited}`
         throw new UnreachableError(`the daemon failed to start: ${said}`, 'EXITED')
       }

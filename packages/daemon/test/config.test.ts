@@ -93,8 +93,8 @@ describe('SetConfigValue', () => {
 
   it('requires key and value', async () => {
     expect((await daemon.post('/v1/SetConfigValue', { value: 'x' })).json.error.message).toBe('key is required')
-    expect((await daemon.post('/v1/SetConfigValue', { key: 'default_program' })).json.error.message).toContain(
-      'value is required',
+    expect((await daemon.post('/v1/SetConfigValue', { key: 'default_program' })).json.error.message).toBe(
+      'value is required (UnsetConfigValue clears a key)',
     )
   })
 

@@ -2,7 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Command, InvalidArgumentError } from 'commander'
-import { UnreachableError, type ServicePaths } from '@svc/protocol'
+import { alive, UnreachableError, type ServicePaths } from '@svc/protocol'
 import { probe, resolvePaths, spawnDaemon } from '../daemon-process.js'
 import { EXIT } from '../exit.js'
 import { outputOf, printFields, printJson } from '../output.js'
@@ -22,15 +22,6 @@ function readableLogLine(line: string): string {
   const fields = Object.entries(extra).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
   const failure = err && typeof err === 'object' ? [`error=${(err as { message?: string }).message ?? ''}`] : []
   return [when, LEVELS[level as number] ?? String(level), msg, ...fields, ...failure].filter(Boolean).join(' ')
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 async function stop(paths: ServicePaths): Promise<boolean> {

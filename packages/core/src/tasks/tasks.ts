@@ -11,7 +11,7 @@ import type {
   UpdateTaskRequest,
 } from '@svc/protocol'
 import type { Config } from '../config/config.js'
-import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused } from '../errors.js'
+import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused, required } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
 import { SerialQueue } from '../serial.js'
 import type { SessionPort, TaskGuard } from '../tasks-port.js'
@@ -134,9 +134,9 @@ export class Tasks implements TaskGuard {
   }
 
   /** Rules and the repository (a git call) are checked before joining the write queue, so concurrent adds overlap them. */
-  async add({ task: input, actor }: Static<typeof AddTaskRequest>) {
+  async add({ task: given, actor }: Static<typeof AddTaskRequest>) {
     const who = actorOf(actor)
-    if (input === undefined) throw new InvalidRequest('task is required')
+    const input = required(given, 'task')
     const now = this.options.clock.now().toISOString()
     const draft = merged(
       {
@@ -334,9 +334,4 @@ export class Tasks implements TaskGuard {
     // Object.assign, not a spread: five times faster here, which 1,000 tasks per read feel.
     return Object.assign({}, task, health, { ordinal, store_generation: doc.store_generation })
   }
-}
-
-function required<T>(value: T | undefined, name: string): T {
-  if (value === undefined) throw new InvalidRequest(`${name} is required`)
-  return value
 }
