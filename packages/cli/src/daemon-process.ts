@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   checkSocketPath,
@@ -37,9 +36,9 @@ export async function probe(paths: ServicePaths): Promise<ResponseOf<'Health'> |
   }
 }
 
+/** The daemon's entry point, as its package exports it. */
 function daemonEntry(): string {
-  const manifest = createRequire(import.meta.url).resolve('@svc/daemon/package.json')
-  return join(dirname(manifest), 'dist', 'main.js')
+  return createRequire(import.meta.url).resolve('@svc/daemon/main')
 }
 
 /**
