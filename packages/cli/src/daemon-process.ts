@@ -59,6 +59,7 @@ export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Prom
   const deadline = Date.now() + timeoutMs
   try {
     while (Date.now() < deadline) {
+      // A daemon still binding may refuse or time out a probe: it gets until the deadline.
       const health = await probe(paths).catch(() => undefined)
       if (health) return health
       // Another daemon won the singleton lock and is still binding: keep waiting for it.
@@ -76,7 +77,7 @@ export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Prom
 }
 
 async function lastLogError(paths: ServicePaths): Promise<string | undefined> {
-  const text = await readFile(paths.log, 'utf8').catch(() => '')
+  const text = await readFile(paths.log, 'utf8').catch(() => '') // no log: the daemon died before opening it
   const fatal = text
     .trim()
     .split('\n')

@@ -26,6 +26,7 @@ function readableLogLine(line: string): string {
 
 async function stop(paths: ServicePaths): Promise<boolean> {
   const health = await probe(paths)
+  // No pid file (or unreadable): nothing we can stop.
   const pid = health?.pid ?? Number.parseInt(await readFile(paths.pid, 'utf8').catch(() => ''), 10)
   if (!Number.isInteger(pid) || !alive(pid)) return false
   process.kill(pid, 'SIGTERM')
@@ -111,7 +112,7 @@ export function daemonCommand(program: Command): void {
       const { log } = resolvePaths()
       const raw = outputOf(command.optsWithGlobals()).json
       const print = (line: string) => process.stdout.write(`${raw ? line : readableLogLine(line)}\n`)
-      const text = await readFile(log, 'utf8').catch(() => '')
+      const text = await readFile(log, 'utf8').catch(() => '') // no log yet: print nothing, follow from the start
       const lines = text.split('\n').filter(Boolean)
       lines.slice(Math.max(0, lines.length - options.lines)).forEach(print)
       if (options.follow) await follow(log, Buffer.byteLength(text), print)
