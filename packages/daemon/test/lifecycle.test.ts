@@ -7,8 +7,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, DAEMON_EXIT, servicePaths } from '@svc/protocol'
-import { DAEMON_MAIN, runCli, send, startDaemon, tempHomes, waitFor } from './harness.js'
-import { makeRepo, startSessionDaemon } from './sessions-kit.js'
+import { DAEMON_MAIN, runCli, send, startDaemon, tempHomes, waitFor, makeRepo, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 const home = homes.make
