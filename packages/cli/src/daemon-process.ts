@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   checkSocketPath,
+  DAEMON_EXIT,
   createClient,
   resolveServiceHome,
   servicePaths,
@@ -36,12 +36,9 @@ export async function probe(paths: ServicePaths): Promise<ResponseOf<'Health'> |
   }
 }
 
-/** The daemon's exit code when another daemon holds the lock (EX_TEMPFAIL). */
-export const ALREADY_RUNNING_EXIT = 75
-
+/** The daemon's entry point, as its package exports it. */
 function daemonEntry(): string {
-  const manifest = createRequire(import.meta.url).resolve('@svc/daemon/package.json')
-  return join(dirname(manifest), 'dist', 'main.js')
+  return createRequire(import.meta.url).resolve('@svc/daemon/main')
 }
 
 /**
@@ -62,10 +59,11 @@ export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Prom
   const deadline = Date.now() + timeoutMs
   try {
     while (Date.now() < deadline) {
+      // A daemon still binding may refuse or time out a probe: it gets until the deadline.
       const health = await probe(paths).catch(() => undefined)
       if (health) return health
       // Another daemon won the singleton lock and is still binding: keep waiting for it.
-      if (exited !== undefined && exited !== ALREADY_RUNNING_EXIT) {
+      if (exited !== undefined && exited !== DAEMON_EXIT.alreadyRunning) {
         const said = stderr.trim() || (await lastLogError(paths)) || `exit code ${exited}`
         throw new UnreachableError(`the daemon failed to start: ${said}`, 'EXITED')
       }
@@ -79,7 +77,7 @@ export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Prom
 }
 
 async function lastLogError(paths: ServicePaths): Promise<string | undefined> {
-  const text = await readFile(paths.log, 'utf8').catch(() => '')
+  const text = await readFile(paths.log, 'utf8').catch(() => '') // no log: the daemon died before opening it
   const fatal = text
     .trim()
     .split('\n')

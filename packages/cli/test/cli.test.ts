@@ -5,7 +5,7 @@ import { createServer as createSocketServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { catalog, REMOVED_KEYS, servicePaths } from '@svc/protocol'
-import { runCli, startDaemon, tempHomes } from '../../daemon/test/harness.js'
+import { runCli, startDaemon, tempHomes } from '@svc/test-kit'
 import { runInTerminal } from './terminal.js'
 
 const homes = tempHomes()

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { cleanup, runCli, startDaemon, tempDir } from '../../daemon/test/harness.js'
+import { cleanup, runCli, startDaemon, tempDir } from '@svc/test-kit'
 import { runInTerminal } from './terminal.js'
 
 let dir: string

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { CONFIG_KEY_NAMES } from '@svc/core'
-import { runCli } from '../../daemon/test/harness.js'
+import { runCli } from '@svc/test-kit'
 
 const readme = () => readFile(new URL('../../../README.md', import.meta.url), 'utf8')
 

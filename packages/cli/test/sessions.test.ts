@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI_MAIN, cleanup, runCli, tempDir, waitFor, type TestDaemon } from '../../daemon/test/harness.js'
-import * as kit from '../../daemon/test/sessions-kit.js'
+import { CLI_MAIN, cleanup, runCli, tempDir, waitFor, type TestDaemon } from '@svc/test-kit'
+import * as kit from '@svc/test-kit'
 import { runInTerminal } from './terminal.js'
 
 // One daemon and one repository for the whole file: each step builds on the last, as a

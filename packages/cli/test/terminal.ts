@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { CLI_MAIN } from '../../daemon/test/harness.js'
+import { CLI_MAIN } from '@svc/test-kit'
 
 export interface RunOptions {
   cwd?: string

@@ -4,6 +4,7 @@ export class SerialQueue {
 
   run<T>(work: () => Promise<T>): Promise<T> {
     const result = this.tail.then(work)
+    // The caller sees a failure through `result`; the queue only needs to know it finished.
     this.tail = result.catch(() => {})
     return result
   }

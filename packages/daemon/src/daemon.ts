@@ -74,7 +74,12 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     const core = new Core(paths, config, log, clockFrom(env))
     cleanups.push(() => core.close())
     // Closed in reverse: the socket file goes once its server has stopped.
-    cleanups.push(() => unlink(paths.socket).catch(() => {}))
+    /** Removes a file this daemon made; already gone is fine (a failed start may not have made it). */
+    const removeOwn = (path: string) => () =>
+      unlink(path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') log.warn({ err: error, file: path }, 'could not remove a file at stop')
+      })
+    cleanups.push(removeOwn(paths.socket))
 
     let unixBound = false
     let tcp: TcpListener | undefined
@@ -102,6 +107,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
 
     await listenUnix(app.server, paths.socket)
     unixBound = true
+    // A failed bind is logged and reported by Health; the daemon serves on its socket regardless.
     await network.bind(config.get('network.listen_addr')).catch(() => {})
     const exposure = exposureWarning(config.all())
     if (exposure) log.warn(exposure)
@@ -115,7 +121,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     config.onChange((next) => daemonLog.rotate(rotationOf(next)))
 
     await writeFile(paths.pid, `${process.pid}\n`)
-    cleanups.push(() => unlink(paths.pid).catch(() => {}))
+    cleanups.push(removeOwn(paths.pid))
     log.info({ version: SVC_VERSION, socket: paths.socket, boot_id: core.bootId }, 'daemon started')
 
     const restored = core.restore(() => restoreGate(env))

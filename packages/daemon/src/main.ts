@@ -1,9 +1,7 @@
 #!/usr/bin/env node
+import { DAEMON_EXIT } from '@svc/protocol'
 import { startDaemon } from './daemon.js'
 import { AlreadyRunning } from './singleton.js'
-
-/** Told apart by `svc`, which then waits for the daemon that holds the lock (EX_TEMPFAIL). */
-const ALREADY_RUNNING_EXIT = 75
 
 /** The daemon in the foreground: `pnpm --filter daemon start`, or spawned by `svc`. */
 async function main(): Promise<void> {
@@ -11,16 +9,16 @@ async function main(): Promise<void> {
   process.stderr.on('error', () => {})
   const daemon = await startDaemon(process.env).catch((error: Error) => {
     process.stderr.write(`svc daemon: ${error.message}\n`)
-    process.exit(error instanceof AlreadyRunning ? ALREADY_RUNNING_EXIT : 1)
+    process.exit(error instanceof AlreadyRunning ? DAEMON_EXIT.alreadyRunning : DAEMON_EXIT.failed)
   })
   process.stdout.write(`svc daemon listening on ${daemon.paths.socket} (pid ${process.pid})\n`)
 
   let signalled = false
   const shutdown = (signal: NodeJS.Signals) => {
-    if (signalled) process.exit(1)
+    if (signalled) process.exit(DAEMON_EXIT.failed)
     signalled = true
     daemon.core.log.info({ signal }, 'shutting down')
-    void daemon.stop().then(() => process.exit(0))
+    void daemon.stop().then(() => process.exit(DAEMON_EXIT.ok))
   }
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)
@@ -29,7 +27,7 @@ async function main(): Promise<void> {
     daemon.core.log.fatal({ err: error }, 'restore failed')
     process.stderr.write(`svc daemon: restore failed: ${error.message}\n`)
     await daemon.stop()
-    process.exit(1)
+    process.exit(DAEMON_EXIT.failed)
   })
 }
 

@@ -2,17 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, unlinkSync } from 'node:fs'
 import { link, readFile, unlink, writeFile } from 'node:fs/promises'
 import { withFileLock } from '@svc/core'
+import { alive } from '@svc/protocol'
 
 export class AlreadyRunning extends Error {}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** The lock file's text, or undefined when it is gone. */
 function readHolder(path: string): Promise<string | undefined> {

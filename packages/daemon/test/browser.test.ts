@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext } from 'playwright-core'
-import { startDaemon, tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { makeRepo } from './sessions-kit.js'
+import { startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
+import { makeRepo } from '@svc/test-kit'
 
 /**
  * A real browser against the daemon's weakest allowed posture (no token at all on a

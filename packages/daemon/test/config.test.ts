@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { CONFIG_KEY_NAMES } from '@svc/core'
-import { cleanup, startDaemon, tempHomes, type TestDaemon } from './harness.js'
-import { branches, openSessionDaemon } from './sessions-kit.js'
+import { cleanup, startDaemon, tempHomes, type TestDaemon, branches, openSessionDaemon } from '@svc/test-kit'
 
 let daemon: TestDaemon
 const initial = { network: { listen_addr: '' } }
@@ -93,8 +92,8 @@ describe('SetConfigValue', () => {
 
   it('requires key and value', async () => {
     expect((await daemon.post('/v1/SetConfigValue', { value: 'x' })).json.error.message).toBe('key is required')
-    expect((await daemon.post('/v1/SetConfigValue', { key: 'default_program' })).json.error.message).toContain(
-      'value is required',
+    expect((await daemon.post('/v1/SetConfigValue', { key: 'default_program' })).json.error.message).toBe(
+      'value is required (UnsetConfigValue clears a key)',
     )
   })
 

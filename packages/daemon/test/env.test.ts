@@ -1,8 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { FAKE_AGENT, makeRepo, startSessionDaemon } from './sessions-kit.js'
+import { tempHomes, waitFor, type TestDaemon, FAKE_AGENT, makeRepo, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string

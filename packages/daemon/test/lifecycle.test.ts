@@ -6,9 +6,8 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createClient, servicePaths } from '@svc/protocol'
-import { DAEMON_MAIN, runCli, send, startDaemon, tempHomes, waitFor } from './harness.js'
-import { makeRepo, startSessionDaemon } from './sessions-kit.js'
+import { createClient, DAEMON_EXIT, servicePaths } from '@svc/protocol'
+import { DAEMON_MAIN, runCli, send, startDaemon, tempHomes, waitFor, makeRepo, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 const home = homes.make
@@ -89,7 +88,7 @@ describe('singleton lock and stale files', () => {
   it('refuses a second daemon on the same home with a clear message', async () => {
     const first = await startDaemon({ home: await home() })
     const second = runDaemonSync({ SERVICE_HOME: first.home })
-    expect(second.status).toBe(75)
+    expect(second.status).toBe(DAEMON_EXIT.alreadyRunning)
     expect(second.stderr).toContain(`another svc daemon (pid ${first.process.pid}) is already running`)
     expect((await first.client.call('Health')).pid).toBe(first.process.pid)
   })
@@ -119,7 +118,7 @@ describe('singleton lock and stale files', () => {
       const health = await waitFor(() => createClient({ socketPath: servicePaths(dir).socket }).call('Health').catch(() => undefined), 20_000)
       expect(health.pid).toBe(winner.child.pid)
       for (const loser of starters.filter((starter) => starter !== winner)) {
-        expect(loser.child.exitCode, loser.stderr()).toBe(75)
+        expect(loser.child.exitCode, loser.stderr()).toBe(DAEMON_EXIT.alreadyRunning)
         expect(loser.stderr()).toContain(`another svc daemon (pid ${winner.child.pid}) is already running on ${dir}`)
       }
       expect((await readFile(join(dir, 'daemon.lock'), 'utf8')).trim()).toBe(String(winner.child.pid))

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { runCli, send, sendRaw, startDaemon, tempHomes, waitFor, type Reply, type Target, type TestDaemon } from './harness.js'
-import { makeRepo } from './sessions-kit.js'
+import { runCli, send, sendRaw, startDaemon, tempHomes, waitFor, type Reply, type Target, type TestDaemon } from '@svc/test-kit'
+import { makeRepo } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterEach(homes.release)

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, DaemonError } from '@svc/protocol'
-import { send, sendRaw, startDaemon, tempHomes, waitFor, type TestDaemon } from './harness.js'
+import { send, sendRaw, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterEach(homes.release)

@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { tempHomes, waitFor } from './harness.js'
-import { makeRepo, startSessionDaemon, tmux, waitForSession } from './sessions-kit.js'
+import { tempHomes, waitFor, makeRepo, startSessionDaemon, tmux, waitForSession } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterAll(homes.release)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempHomes, type TestDaemon } from './harness.js'
-import { git, openSessionDaemon, tmux, waitForSession } from './sessions-kit.js'
+import { tempHomes, type TestDaemon } from '@svc/test-kit'
+import { git, openSessionDaemon, tmux, waitForSession } from '@svc/test-kit'
 
 // Fields kept for older clients (defaults.md): additive, beside the fields that replaced them.
 

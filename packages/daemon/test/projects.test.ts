@@ -3,8 +3,7 @@ import { mkdir, rename, symlink, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempHomes, type TestDaemon } from './harness.js'
-import { branches, makeRepo, session, startSessionDaemon, tmuxSessions, worktrees } from './sessions-kit.js'
+import { tempHomes, type TestDaemon, branches, makeRepo, session, startSessionDaemon, tmuxSessions, worktrees } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { routes } from '@svc/protocol'
 import { startDaemon, type RunningDaemon } from '@svc/daemon'
-import { cleanup, runCli, send, tempDir } from './harness.js'
+import { cleanup, runCli, send, tempDir } from '@svc/test-kit'
 
 let home: string
 let daemon: RunningDaemon

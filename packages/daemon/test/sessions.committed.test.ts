@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, type Reply, type TestDaemon } from './harness.js'
-import { git, openSessionDaemon, session, tmuxSessions, worktrees } from './sessions-kit.js'
+import { tempHomes, type Reply, type TestDaemon, git, openSessionDaemon, session, tmuxSessions, worktrees } from '@svc/test-kit'
 
 // A session operation that fails after the record was saved answers mutation_committed
 // (never daemon_rejected), so no client retries it.

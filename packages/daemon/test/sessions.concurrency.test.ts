@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, type TestDaemon } from './harness.js'
-import { branches, openSessionDaemon, session, tmuxSessions, worktrees } from './sessions-kit.js'
+import { tempHomes, type TestDaemon, branches, openSessionDaemon, session, tmuxSessions, worktrees } from '@svc/test-kit'
 
 // Concurrent operations on one session run one after the other, each seeing what the
 // one before it left.

@@ -3,8 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempHomes, type TestDaemon } from './harness.js'
-import { branches, git, makeRepo, openSessionDaemon, session, startSessionDaemon, tmuxSessions, worktrees } from './sessions-kit.js'
+import { tempHomes, type TestDaemon, branches, git, makeRepo, openSessionDaemon, session, startSessionDaemon, tmuxSessions, worktrees } from '@svc/test-kit'
 
 const homes = tempHomes()
 let daemon: TestDaemon

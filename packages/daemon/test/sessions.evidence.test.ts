@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempHomes, type TestDaemon } from './harness.js'
-import { makeRepo, startSessionDaemon, tmux, waitForSession } from './sessions-kit.js'
+import { tempHomes, type TestDaemon } from '@svc/test-kit'
+import { makeRepo, startSessionDaemon, tmux, waitForSession } from '@svc/test-kit'
 
 // Prompt evidence belongs to the runtime it was gathered on: a replaced agent never got
 // the last prompt, so no idle reason may rest on it.

@@ -2,8 +2,7 @@ import { existsSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { branches, git, paneText, session, tmuxSessions, waitForSession, worktrees, openSessionDaemon } from './sessions-kit.js'
+import { tempHomes, waitFor, type TestDaemon, branches, git, paneText, session, tmuxSessions, waitForSession, worktrees, openSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let daemon: TestDaemon

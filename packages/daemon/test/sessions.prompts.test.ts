@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { servicePaths } from '@svc/protocol'
-import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { FAKE_AGENT, paneText, session, tmux, waitForSession, openSessionDaemon } from './sessions-kit.js'
+import { tempHomes, waitFor, type TestDaemon, FAKE_AGENT, paneText, session, tmux, waitForSession, openSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let daemon: TestDaemon

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
-import { tempHomes } from './harness.js'
-import { FAKE_AGENT, makeRepo, startSessionDaemon, tmux, tmuxSessions, waitForSession, worktrees } from './sessions-kit.js'
+import { tempHomes, FAKE_AGENT, makeRepo, startSessionDaemon, tmux, tmuxSessions, waitForSession, worktrees } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterEach(homes.release)

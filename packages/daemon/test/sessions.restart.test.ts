@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { tempHomes } from './harness.js'
-import { makeRepo, session, startSessionDaemon, tmux, tmuxSessions, waitForSession } from './sessions-kit.js'
+import { tempHomes, makeRepo, session, startSessionDaemon, tmux, tmuxSessions, waitForSession } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterAll(homes.release)

@@ -2,8 +2,7 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, type TestDaemon } from './harness.js'
-import { openSessionDaemon, session, waitForSession } from './sessions-kit.js'
+import { tempHomes, type TestDaemon, openSessionDaemon, session, waitForSession } from '@svc/test-kit'
 
 // updated_at moves with every real change to a session, and with nothing else.
 

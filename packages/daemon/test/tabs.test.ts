@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { send, tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { makeRepo, session, startSessionDaemon, tmuxSessions } from './sessions-kit.js'
+import { send, tempHomes, waitFor, type TestDaemon, makeRepo, session, startSessionDaemon, tmuxSessions } from '@svc/test-kit'
 
 const FAKE_BIN = fileURLToPath(new URL('./fixtures/bin', import.meta.url))
 const homes = tempHomes()

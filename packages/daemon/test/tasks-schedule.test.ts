@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { startDaemon, tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { makeRepo, paneText, session, startSessionDaemon } from './sessions-kit.js'
+import { startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo, paneText, session, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterAll(homes.release)

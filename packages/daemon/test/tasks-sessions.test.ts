@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { branches, makeRepo, paneText, session, startSessionDaemon, waitForSession, worktrees, openSessionDaemon } from './sessions-kit.js'
+import { tempHomes, waitFor, type TestDaemon, branches, makeRepo, paneText, session, startSessionDaemon, waitForSession, worktrees, openSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let daemon: TestDaemon

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
-import { startDaemon, tempHomes } from './harness.js'
+import { startDaemon, tempHomes } from '@svc/test-kit'
 
 const WRITER = fileURLToPath(new URL('./fixtures/tasks/store-writer.mjs', import.meta.url))
 const homes = tempHomes()

@@ -4,8 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { startDaemon, tempHomes, waitFor, type TestDaemon } from './harness.js'
-import { makeRepo } from './sessions-kit.js'
+import { startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string

@@ -2,8 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { repoIdOf } from '@svc/core'
-import { runCli, startDaemon, tempHomes, type TestDaemon } from './harness.js'
-import { makeRepo } from './sessions-kit.js'
+import { runCli, startDaemon, tempHomes, type TestDaemon, makeRepo } from '@svc/test-kit'
 
 const homes = tempHomes()
 let daemon: TestDaemon

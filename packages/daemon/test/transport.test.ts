@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES, REMOVED_KEYS } from '@svc/protocol'
-import { cleanup, send, sendRaw, startDaemon, type TestDaemon } from './harness.js'
+import { cleanup, send, sendRaw, startDaemon, type TestDaemon } from '@svc/test-kit'
 
 let daemon: TestDaemon
 

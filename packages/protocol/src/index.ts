@@ -1,4 +1,6 @@
 export * from './home.js'
+export * from './alive.js'
+export * from './daemon-exit.js'
 export * from './vocab.js'
 export * from './version.js'
 export * from './envelope.js'

@@ -2,7 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Command, InvalidArgumentError } from 'commander'
-import { UnreachableError, type ServicePaths } from '@svc/protocol'
+import { alive, UnreachableError, type ServicePaths } from '@svc/protocol'
 import { probe, resolvePaths, spawnDaemon } from '../daemon-process.js'
 import { EXIT } from '../exit.js'
 import { outputOf, printFields, printJson } from '../output.js'
@@ -24,17 +24,9 @@ function readableLogLine(line: string): string {
   return [when, LEVELS[level as number] ?? String(level), msg, ...fields, ...failure].filter(Boolean).join(' ')
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 async function stop(paths: ServicePaths): Promise<boolean> {
   const health = await probe(paths)
+  // No pid file (or unreadable): nothing we can stop.
   const pid = health?.pid ?? Number.parseInt(await readFile(paths.pid, 'utf8').catch(() => ''), 10)
   if (!Number.isInteger(pid) || !alive(pid)) return false
   process.kill(pid, 'SIGTERM')
@@ -120,7 +112,7 @@ export function daemonCommand(program: Command): void {
       const { log } = resolvePaths()
       const raw = outputOf(command.optsWithGlobals()).json
       const print = (line: string) => process.stdout.write(`${raw ? line : readableLogLine(line)}\n`)
-      const text = await readFile(log, 'utf8').catch(() => '')
+      const text = await readFile(log, 'utf8').catch(() => '') // no log yet: print nothing, follow from the start
       const lines = text.split('\n').filter(Boolean)
       lines.slice(Math.max(0, lines.length - options.lines)).forEach(print)
       if (options.follow) await follow(log, Buffer.byteLength(text), print)

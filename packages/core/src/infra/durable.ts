@@ -29,6 +29,7 @@ async function replaceFile(path: string, data: string, mode: number, durable: bo
   try {
     await rename(temp, path)
   } catch (error) {
+    // The rename's error is the one to report; a temp file left behind is hidden and harmless.
     await unlink(temp).catch(() => {})
     throw error
   }

@@ -40,7 +40,7 @@ export async function listDirectory(requested = '~'): Promise<Static<typeof List
     if (child.name.startsWith('.')) continue
     let target = join(path, child.name)
     if (child.isSymbolicLink()) {
-      const resolved = await realpath(target).catch(() => undefined)
+      const resolved = await realpath(target).catch(() => undefined) // a dangling link is not a directory
       if (!resolved || !(await stat(resolved)).isDirectory()) continue
       target = resolved
     } else if (!child.isDirectory()) continue

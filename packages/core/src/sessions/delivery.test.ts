@@ -4,6 +4,8 @@ import { deliverPrompt, evidence, normalizePane, type DeliveryTiming } from './d
 
 it('normalizes away ANSI, whitespace and box drawing', () => {
   expect(normalizePane('\u001b[1;32m│ hello ─┐\n  world\u001b[0m ╰')).toBe('helloworld')
+  // capture-pane -p renders screen cells, so only a prompt's own control sequences reach here.
+  expect(normalizePane('\u001b[2Kline\u001b[?25h \u001b[38;5;208mtext\u001b[m')).toBe('linetext')
 })
 
 const prompt = 'Summarise the open issues in the tracker and propose an order to fix them'

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { stripVTControlCharacters } from 'node:util'
 import type { DeliveryStatus } from '@svc/protocol'
 import type { Tmux } from '../infra/tmux.js'
 
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007]*(\u0007|\u001b\\)|\u001b[@-Z\\-_]/g
 const WHITESPACE_AND_BOXES = /[\s\u2500-\u257f]+/g
 
 /** Pane text reduced to what survives wrapping and redraws: no ANSI, whitespace or box drawing. */
 export function normalizePane(text: string): string {
-  return text.replace(ANSI, '').replace(WHITESPACE_AND_BOXES, '')
+  return stripVTControlCharacters(text).replace(WHITESPACE_AND_BOXES, '')
 }
 
 function occurrences(haystack: string, needle: string): number {

@@ -141,8 +141,11 @@ export class Lifecycle {
       } catch (error) {
         table.forget(id)
         table.creating.delete(id)
-        await runtime.teardown(created).catch(() => {})
-        if (!created.in_place) await this.dropWorktree(created).catch(() => {})
+        // The spawn's error is the answer; a failed cleanup leaves a pane or worktree behind, so say which.
+        const leftover = (what: string) => (cleanup: Error) =>
+          this.options.log.warn({ err: cleanup, session: created.title }, `could not remove the ${what} of a session that failed to start`)
+        await runtime.teardown(created).catch(leftover('tmux session'))
+        if (!created.in_place) await this.dropWorktree(created).catch(leftover('worktree'))
         throw error
       }
       return created

@@ -122,6 +122,7 @@ export class Automation {
     if (!task || !armable(task)) return
     const at = this.stamp(id)
     this.log.info({ task: id, due: due.toISOString(), lateness_ms: at.getTime() - due.getTime() }, 'cron task fired')
+    // A failed run is logged and recorded by the dispatch itself.
     this.runs.fire(task, at).catch(() => {})
   }
 
@@ -136,7 +137,7 @@ export class Automation {
         const current = this.taskOf(id)
         if (current) await this.runs.dispatch(current, renderPrompt(current.prompt, line), this.clock.now())
       },
-      (count) => void this.outcomes.record({ task_id: id, dropped: count }).catch(() => {}),
+      (count) => void this.outcomes.recordOrLog({ task_id: id, dropped: count }),
     )
     const watch: Watch = {
       queue,
@@ -147,7 +148,7 @@ export class Automation {
         (reason) => {
           watch.ended = reason
           this.log.warn({ task: id, reason }, 'watch command stopped')
-          void this.outcomes.record({ task_id: id, last_run_status: reason }).catch(() => {})
+          void this.outcomes.recordOrLog({ task_id: id, last_run_status: reason })
         },
         this.watchRuntime,
         this.log,

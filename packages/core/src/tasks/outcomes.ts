@@ -1,3 +1,4 @@
+import type { Logger } from 'pino'
 import type { Loaded, TaskStore } from './store.js'
 import type { RunRecord, TaskDocument } from './record.js'
 
@@ -41,6 +42,7 @@ export class OutcomeWriter {
   constructor(
     private readonly store: TaskStore,
     private readonly written: (loaded: Loaded) => void,
+    private readonly log: Logger,
   ) {}
 
   record(outcome: Outcome): Promise<void> {
@@ -48,6 +50,14 @@ export class OutcomeWriter {
       this.pending.push({ outcome, done, failed })
       this.flushing ??= this.flush()
     })
+  }
+
+  /**
+   * For callers with nobody to tell: never rejects; a failed write is logged with the
+   * outcome it lost, which the task's status then lacks.
+   */
+  recordOrLog(outcome: Outcome): Promise<void> {
+    return this.record(outcome).catch((error: Error) => this.log.error({ err: error, task: outcome.task_id, outcome }, 'could not record a task outcome'))
   }
 
   /** Resolves once everything recorded so far is on disk. */

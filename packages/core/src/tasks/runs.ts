@@ -105,10 +105,11 @@ export class Runs {
     } catch (error) {
       const message = (error as Error).message
       this.log.warn({ task: task.id, err: error }, 'task run failed')
-      await this.outcomes.record({ task_id: task.id, last_run_at, last_run_status: `failed: ${message}` }).catch(() => {})
+      await this.outcomes.recordOrLog({ task_id: task.id, last_run_at, last_run_status: `failed: ${message}` })
       throw error
     }
     await this.outcomes.record({ task_id: task.id, last_run_at, last_run_status: status, ...(started ? { started } : {}) }).catch((error: Error) => {
+      this.log.error({ task: task.id, err: error, status }, 'task ran, but recording the run failed')
       // The run happened: a caller must not take this for a run that did not, nor retry it.
       throw new MutationCommitted(`task ${task.id} ran (${status}), but recording the run failed: ${error.message}`)
     })
@@ -137,10 +138,10 @@ export class Runs {
     } catch (error) {
       const message = `on_complete ${policy} of session ${run.title} failed: ${(error as Error).message}`
       this.log.warn({ task: run.task_id, err: error }, message)
-      await this.outcomes.record({ task_id: run.task_id, last_run_status: message }).catch(() => {})
+      await this.outcomes.recordOrLog({ task_id: run.task_id, last_run_status: message })
     }
     this.spawned.delete(run.session_id)
-    await this.outcomes.record({ task_id: run.task_id, ended: run.session_id }).catch(() => {})
+    await this.outcomes.recordOrLog({ task_id: run.task_id, ended: run.session_id })
     this.ended(run.task_id)
   }
 }

@@ -20,13 +20,13 @@ afterEach(async () => {
 })
 
 /** A task engine on a fresh git directory, or on the current one (a restart). */
-async function engine(reopen = false): Promise<Tasks> {
+async function engine(reopen = false, log = pino({ level: 'silent' })): Promise<Tasks> {
   if (!reopen) {
     dir = await mkdtemp('/tmp/svc-')
     execFileSync('git', ['init', '-q', dir])
   }
   const config = { get: () => 1000 } as unknown as Config
-  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log: pino({ level: 'silent' }), clock: systemClock, env: process.env })
+  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock: systemClock, env: process.env })
   opened.push(tasks)
   return tasks
 }
@@ -77,6 +77,28 @@ it('reports a run that happened but could not be recorded as committed, never as
   const outcome = tasks.trigger({ id: 'report' })
   await expect(outcome).rejects.toBeInstanceOf(MutationCommitted)
   await expect(outcome).rejects.toThrow('task report ran (spawned report), but recording the run failed')
+})
+
+it('logs a run result it could not record, with the task and the result lost', async () => {
+  const lines: Array<Record<string, unknown>> = []
+  const tasks = await engine(false, pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) }))
+  tasks.attach({
+    spawn: async () => {
+      await writeFile(join(dir, 'tasks.json'), '{ broken')
+      throw new Error('no tmux here')
+    },
+    onSettled: () => {},
+  } as unknown as SessionPort)
+  await tasks.restore()
+  await tasks.add({ task: { id: 'report', cron_expr: '0 0 1 1 *', prompt: 'p', project_path: dir } })
+  await expect(tasks.trigger({ id: 'report' })).rejects.toThrow('no tmux here')
+  expect(lines).toContainEqual(
+    expect.objectContaining({
+      msg: 'could not record a task outcome',
+      task: 'report',
+      outcome: expect.objectContaining({ last_run_status: 'failed: no tmux here' }),
+    }),
+  )
 })
 
 it('never lets a read that started before a write undo it', async () => {

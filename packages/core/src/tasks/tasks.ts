@@ -11,7 +11,7 @@ import type {
   UpdateTaskRequest,
 } from '@svc/protocol'
 import type { Config } from '../config/config.js'
-import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused } from '../errors.js'
+import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused, required } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
 import { SerialQueue } from '../serial.js'
 import type { SessionPort, TaskGuard } from '../tasks-port.js'
@@ -67,7 +67,7 @@ export class Tasks implements TaskGuard {
     const { path, log, clock } = options
     this.store = new TaskStore(path)
     this.ledger = new WatchLedger(join(dirname(path), 'watchers.json'), log)
-    this.outcomes = new OutcomeWriter(this.store, (loaded) => this.adopt(loaded))
+    this.outcomes = new OutcomeWriter(this.store, (loaded) => this.adopt(loaded), log)
     const taskOf = (id: string) => this.loaded.doc.tasks.find((task) => task.id === id)
     this.runs = new Runs(this.outcomes, taskOf, (taskId) => this.automation.runEnded(taskId), log)
     const runtime = {
@@ -98,7 +98,7 @@ export class Tasks implements TaskGuard {
     try {
       // Another writer (a second daemon, a script) may change the file: pick it up promptly.
       this.fileWatch = watch(dirname(this.store.path), (_event, name) => {
-        if (name === basename(this.store.path)) void this.current().catch(() => {})
+        if (name === basename(this.store.path)) void this.current().catch((error: Error) => this.reloadFailed(error))
       })
       this.fileWatch.unref()
     } catch (error) {
@@ -134,9 +134,9 @@ export class Tasks implements TaskGuard {
   }
 
   /** Rules and the repository (a git call) are checked before joining the write queue, so concurrent adds overlap them. */
-  async add({ task: input, actor }: Static<typeof AddTaskRequest>) {
+  async add({ task: given, actor }: Static<typeof AddTaskRequest>) {
     const who = actorOf(actor)
-    if (input === undefined) throw new InvalidRequest('task is required')
+    const input = required(given, 'task')
     const now = this.options.clock.now().toISOString()
     const draft = merged(
       {
@@ -313,7 +313,14 @@ export class Tasks implements TaskGuard {
     const changed = loaded.version !== this.loaded.version
     this.loaded = loaded
     this.broken = undefined
-    if (changed) void this.ops.run(() => this.reconcile()).catch(() => {})
+    if (changed) {
+      void this.ops.run(() => this.reconcile()).catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
+    }
+  }
+
+  /** current() has logged a corrupt file already; anything else would go unseen until the next read. */
+  private reloadFailed(error: Error): void {
+    if (!(error instanceof CorruptFile)) this.options.log.warn({ err: error }, 'could not reload tasks.json after it changed on disk')
   }
 
   private reconcile(): Promise<void> {
@@ -334,9 +341,4 @@ export class Tasks implements TaskGuard {
     // Object.assign, not a spread: five times faster here, which 1,000 tasks per read feel.
     return Object.assign({}, task, health, { ordinal, store_generation: doc.store_generation })
   }
-}
-
-function required<T>(value: T | undefined, name: string): T {
-  if (value === undefined) throw new InvalidRequest(`${name} is required`)
-  return value
 }

@@ -50,7 +50,7 @@ export class WatchQueue {
         await new Promise<void>((resolve) => (this.wake = resolve))
       }
       if (this.stopped) return
-      // A failed run is recorded by `run` itself; the queue moves on.
+      // A failed run is logged and recorded by `run` itself; the queue moves on.
       await this.run(this.events.shift() as string).catch(() => {})
     }
   }

@@ -82,6 +82,7 @@ export class Watcher {
       }
       const backoff = Math.min(WATCH_RESTART.firstBackoffMs * 2 ** (failures - 1), WATCH_RESTART.maxBackoffMs)
       this.log.warn({ command: this.command, failures, backoff_ms: backoff, reason: what }, 'watch command failed; restarting')
+      // A stop aborts the wait (AbortError) and ends the loop.
       await sleep(backoff, undefined, { signal: this.stopping.signal }).catch(() => {})
     }
   }

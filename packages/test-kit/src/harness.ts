@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Value } from 'typebox/value'
 import { createClient, routeAt, routeNamed, servicePaths, type Client, type Route, type ServicePaths } from '@svc/protocol'
 
-export const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
-export const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
+/** The built entries, as their packages export them: integration tests run what users run. */
+export const DAEMON_MAIN = createRequire(import.meta.url).resolve('@svc/daemon/main')
+export const CLI_MAIN = createRequire(import.meta.url).resolve('@svc/cli')
 
 /** Short on purpose: Unix socket paths are capped at 107 bytes. */
 export function tempDir(): Promise<string> {

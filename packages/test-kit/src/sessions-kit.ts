@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { servicePaths } from '@svc/protocol'
 import { startDaemon, waitFor, type DaemonOptions, type TestDaemon, type tempHomes } from './harness.js'
 
-export const FAKE_AGENT = fileURLToPath(new URL('./fixtures/fake-agent.mjs', import.meta.url))
+export const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.mjs', import.meta.url))
 export const AGENT = `node ${FAKE_AGENT}`
 
 /** A git repository with one commit, inside `dir` (so worktrees land inside it too). */

@@ -1,0 +1,2 @@
+export * from './harness.js'
+export * from './sessions-kit.js'
