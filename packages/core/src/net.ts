@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { quote } from '@svc/protocol'
 
 export interface ListenAddress {
   host: string
@@ -8,11 +9,11 @@ export interface ListenAddress {
 /** `host:port`, `[v6]:port` or `:port` (all interfaces); throws a message on anything else. */
 export function parseListenAddress(text: string): ListenAddress {
   const match = /^(\[([0-9A-Fa-f:.]+)\]|[^:[\]\s]*):(\d{1,5})$/.exec(text)
-  if (!match) throw new Error(`"${text}" is not an address; write host:port, [ipv6]:port or :port`)
+  if (!match) throw new Error(`${quote(text)} is not an address; write host:port, [ipv6]:port or :port`)
   const host = match[2] ?? match[1] ?? ''
   const port = Number(match[3])
-  if (port > 65535) throw new Error(`port ${port} in "${text}" is out of range (0-65535)`)
-  if (match[2] !== undefined && isIP(host) !== 6) throw new Error(`"${host}" in "${text}" is not an IPv6 address`)
+  if (port > 65535) throw new Error(`port ${port} in ${quote(text)} is out of range (0-65535)`)
+  if (match[2] !== undefined && isIP(host) !== 6) throw new Error(`${quote(host)} in ${quote(text)} is not an IPv6 address`)
   return { host, port }
 }
 

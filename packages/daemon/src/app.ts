@@ -6,7 +6,7 @@ import type { Core } from '@svc/core'
 import { answerClientError } from './client-error.js'
 import { auth } from './plugins/auth.js'
 import { decoding } from './plugins/decoding.js'
-import { envelope } from './plugins/envelope.js'
+import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { warmup } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
 import { configRoutes } from './routes/config.js'
@@ -46,6 +46,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     // HEAD is a wrong verb for /v1/health, not an implicit route.
     exposeHeadRoutes: false,
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     serverFactory: (requestHandler) => {
       handler = requestHandler as RequestListener
       return createServer(requestHandler)

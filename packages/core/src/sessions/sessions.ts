@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
-import { TabKind, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
+import { TabKind, type DeliveryStatus, type ServicePaths, excerpt, quote } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { agentOf } from '../agents.js'
 import type { Config } from '../config/config.js'
@@ -244,7 +244,7 @@ export class Sessions {
   find(ref: SessionRef): SessionRecord {
     if (ref.id) {
       const record = this.records.get(ref.id)
-      if (!record) throw new NotFound(`no session with id ${ref.id}`)
+      if (!record) throw new NotFound(`no session with id ${excerpt(ref.id)}`)
       return record
     }
     if (!ref.title) throw new InvalidRequest('title or id is required')
@@ -252,11 +252,11 @@ export class Sessions {
       (record) => record.title === ref.title && (!ref.repo_id || record.repo_id === ref.repo_id),
     )
     if (matches.length === 0) {
-      throw new NotFound(`no session titled "${ref.title}"${ref.repo_id ? ` in repository ${ref.repo_id}` : ''}`)
+      throw new NotFound(`no session titled ${quote(ref.title)}${ref.repo_id ? ` in repository ${ref.repo_id}` : ''}`)
     }
     if (matches.length > 1) {
       throw new InvalidRequest(
-        `several sessions are titled "${ref.title}"; pass repo_id (one of ${matches.map((m) => m.repo_id).join(', ')})`,
+        `several sessions are titled ${quote(ref.title)}; pass repo_id (one of ${matches.map((m) => m.repo_id).join(', ')})`,
       )
     }
     return matches[0] as SessionRecord

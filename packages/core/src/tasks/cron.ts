@@ -1,4 +1,5 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser'
+import { quote } from '@svc/protocol'
 
 /** A cron_expr judged: usable, malformed (refused on write), or well-formed but never firing (stored, reported). */
 export type CronCheck =
@@ -32,7 +33,7 @@ function judge(expr: string, seed: string): CronCheck {
   if (fields.length !== 5) {
     return {
       kind: 'invalid',
-      message: `cron_expr "${expr}" must have 5 fields (minute hour day-of-month month day-of-week), not ${fields.length}`,
+      message: `cron_expr ${quote(expr)} must have 5 fields (minute hour day-of-month month day-of-week), not ${fields.length}`,
     }
   }
   let expression: CronExpression
@@ -43,7 +44,7 @@ function judge(expr: string, seed: string): CronCheck {
     if (message === NEVER_DAY) {
       return { kind: 'never', reason: `day of month ${fields[2]} never occurs in month ${fields[3]}` }
     }
-    return { kind: 'invalid', message: `cron_expr "${expr}" is not a valid cron expression: ${message}` }
+    return { kind: 'invalid', message: `cron_expr ${quote(expr)} is not a valid cron expression: ${message}` }
   }
   try {
     expression.reset(new Date())
