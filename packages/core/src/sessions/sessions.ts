@@ -24,7 +24,8 @@ import { SessionStore } from './store.js'
 import { closeTab, moveTab, openTab, renameTab, tabId, tabKindOf } from './tabs.js'
 import { allocateTitle } from './titles.js'
 import { suggestName } from './names.js'
-import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
+import { CreationJournal, type CreationIntent } from './reconcile.js'
+import { addWorktree, currentBranch, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -77,6 +78,8 @@ export class Sessions {
   private readonly wire = new Map<string, { stamp: string; json: string }>()
   private readonly repositoryListeners: Array<(repo: Repository) => Promise<void>> = []
   private readonly store: SessionStore
+  /** CreateSession's intents, so a creation the daemon died in is undone at the next start. */
+  private readonly creations: CreationJournal
   private readonly runtime: Runtime
   private readonly observer: Observer
   private guard: TaskGuard | undefined
@@ -85,6 +88,7 @@ export class Sessions {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
     this.store = new SessionStore(join(options.paths.home, 'sessions'), options.log)
     this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env)
+    this.creations = new CreationJournal(join(options.paths.home, 'creating'), this.tmux, options.log)
     this.observer = new Observer(
       {
         records: () => this.records.values(),
@@ -165,6 +169,7 @@ export class Sessions {
    */
   async restore(): Promise<void> {
     for (const record of await this.store.loadAll()) this.records.set(record.id, record)
+    await this.creations.reconcile(this.records, this.runtime.subprocessEnv())
     const alive = new Set(await this.tmux.sessionNames())
     for (const record of this.records.values()) {
       const state = stateOf(record)
@@ -309,14 +314,12 @@ export class Sessions {
       const now = this.now.toISOString()
       const id = randomBytes(8).toString('hex')
       const tmuxName = agentTmuxName(repo.id, title)
-      let place: { path: string; branch: string; branchCreated: boolean }
-      if (request.in_place) {
-        place = { path: repo.root, branch: await currentBranch(repo.root, env), branchCreated: false }
-      } else {
-        const path = worktreeHome(repo.root, title)
-        const branch = `${this.options.config.get('branch_prefix')}${title}`
-        place = { path, branch, ...(await addWorktree(repo.root, path, branch, env)) }
-      }
+      const worktree = request.in_place
+        ? undefined
+        : await planWorktree(repo.root, title, `${this.options.config.get('branch_prefix')}${title}`, env)
+      const intent: CreationIntent = { id, title, repo_path: repo.root, tmux_name: tmuxName, ...(worktree ? { worktree } : {}) }
+      await this.creations.begin(intent)
+      const place = worktree ?? { path: repo.root, branch: await currentBranch(repo.root, env), branch_created: false }
       const created: SessionRecord = {
         id,
         title,
@@ -324,7 +327,7 @@ export class Sessions {
         repo_path: repo.root,
         path: place.path,
         branch: place.branch,
-        branch_created: place.branchCreated,
+        branch_created: place.branch_created,
         program,
         account,
         backend,
@@ -335,19 +338,21 @@ export class Sessions {
         tabs: [{ id: tabId(), kind: TabKind.agent, name: 'agent', tmux_name: tmuxName }],
       }
       setState(created, 'loading')
-      this.records.set(id, created)
-      this.creating.add(id)
       try {
+        if (worktree) await addWorktree(repo.root, worktree, env)
+        this.records.set(id, created)
+        this.creating.add(id)
         await this.runtime.spawnAgent(created)
         setState(created, 'running')
         await this.save(created)
       } catch (error) {
         this.forget(id)
         this.creating.delete(id)
-        await this.runtime.teardown(created).catch(() => {})
-        if (!created.in_place) await this.dropWorktree(created).catch(() => {})
+        // What cannot be undone now stays in the journal, for the next start.
+        await this.creations.undo(intent, this.records.values(), env).catch(() => {})
         throw error
       }
+      await this.creations.end(id)
       return created
     })
     try {

@@ -23,25 +23,21 @@ async function branchExists(root: string, branch: string, env: NodeJS.ProcessEnv
   }
 }
 
-/**
- * A worktree at `path` on `branch`, based on the repository's current HEAD. An existing
- * branch is checked out rather than recreated, and is then not the daemon's to delete.
- */
-export async function addWorktree(
-  root: string,
-  path: string,
-  branch: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ branchCreated: boolean }> {
-  // The common case first: one git process when the branch is new.
-  try {
-    await git(root, ['worktree', 'add', '-b', branch, path, 'HEAD'], env)
-    return { branchCreated: true }
-  } catch (error) {
-    if (!/already exists/.test((error as Error).message) || !(await branchExists(root, branch, env))) throw error
-  }
-  await git(root, ['worktree', 'add', path, branch], env)
-  return { branchCreated: false }
+export interface WorktreePlan {
+  path: string
+  branch: string
+  /** False when the branch exists already: it is then checked out, and not the daemon's to delete. */
+  branch_created: boolean
+}
+
+/** Where a new session's worktree goes and whether its branch is new, known before anything is made. */
+export async function planWorktree(root: string, title: string, branch: string, env: NodeJS.ProcessEnv): Promise<WorktreePlan> {
+  return { path: worktreeHome(root, title), branch, branch_created: !(await branchExists(root, branch, env)) }
+}
+
+/** The planned worktree: a new branch based on the repository's current HEAD, or the existing branch. */
+export async function addWorktree(root: string, { path, branch, branch_created }: WorktreePlan, env: NodeJS.ProcessEnv): Promise<void> {
+  await git(root, branch_created ? ['worktree', 'add', '-b', branch, path, 'HEAD'] : ['worktree', 'add', path, branch], env)
 }
 
 export async function removeWorktree(root: string, path: string, env: NodeJS.ProcessEnv): Promise<void> {
