@@ -31,6 +31,8 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 const loopbackByUrl = new Map<string, boolean>()
+/** Web tabs come and go; the memo must not grow with every URL ever seen. */
+const LOOPBACK_MEMO_LIMIT = 1_000
 
 /** The loopback rule for a URL (what the web-tab proxy applies), remembered per URL. */
 export function isLoopbackUrl(url: string): boolean {
@@ -41,6 +43,7 @@ export function isLoopbackUrl(url: string): boolean {
     } catch {
       loopback = false
     }
+    if (loopbackByUrl.size >= LOOPBACK_MEMO_LIMIT) loopbackByUrl.clear()
     loopbackByUrl.set(url, loopback)
   }
   return loopback

@@ -31,6 +31,8 @@ export interface Repository {
 }
 
 const known = new Map<string, Repository>()
+/** Paths asked about are any paths inside any checkout: the memo is bounded. */
+const KNOWN_LIMIT = 1_000
 
 /**
  * The repository a path belongs to; an InvalidRequest when it is not in a git checkout.
@@ -42,6 +44,7 @@ export async function resolveRepository(path: string): Promise<Repository> {
   const cached = known.get(absolute)
   if (cached && existsSync(join(cached.root, '.git'))) return cached
   const repo = await lookUpRepository(absolute)
+  if (known.size >= KNOWN_LIMIT) known.clear()
   known.set(absolute, repo)
   return repo
 }

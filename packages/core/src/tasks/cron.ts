@@ -10,7 +10,11 @@ export type CronCheck =
 /** cron-parser's verdict on a day of month no listed month has (`0 0 30 2 *`). */
 const NEVER_DAY = 'Invalid explicit day of month definition'
 
-/** Parsing costs a fraction of a millisecond; reads of 1,000 tasks must not pay it each time. */
+/**
+ * Parsing costs a fraction of a millisecond; reads of 1,000 tasks must not pay it each
+ * time. Only verdicts a stored task can have are kept: a malformed expression is refused
+ * and never read again, and keeping those let any stream of bad requests fill the cache.
+ */
 const cache = new Map<string, CronCheck>()
 const CACHE_LIMIT = 10_000
 
@@ -23,6 +27,7 @@ export function checkCron(expr: string, seed: string): CronCheck {
   const cached = cache.get(key)
   if (cached) return cached
   const check = judge(expr, seed)
+  if (check.kind === 'invalid') return check
   if (cache.size >= CACHE_LIMIT) cache.clear()
   cache.set(key, check)
   return check
