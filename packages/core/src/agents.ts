@@ -71,9 +71,14 @@ export const AGENT_NAMES = Object.keys(AGENTS)
  * The agent behind a `program`: a known name, or a command line whose executable's
  * basename is a known name; otherwise none.
  */
+/** Own properties only: a program named `constructor` is a command, not a member of every object. */
+function agentNamed(name: string): Agent | undefined {
+  return Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined
+}
+
 export function agentOf(program: string): Agent | undefined {
   const executable = program.trim().split(/\s+/)[0] ?? ''
-  return AGENTS[program.trim()] ?? AGENTS[basename(executable)]
+  return agentNamed(program.trim()) ?? agentNamed(basename(executable))
 }
 
 /**
@@ -82,5 +87,6 @@ export function agentOf(program: string): Agent | undefined {
  */
 export function commandLineOf(program: string, overrides: Record<string, string>): string {
   const name = program.trim()
-  return AGENTS[name] ? (overrides[name] ?? name) : name
+  if (!agentNamed(name)) return name
+  return Object.hasOwn(overrides, name) ? (overrides[name] as string) : name
 }

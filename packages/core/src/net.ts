@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { quote } from '@svc/protocol'
 
 export interface ListenAddress {
   host: string
@@ -9,11 +10,11 @@ export interface ListenAddress {
 /** `host:port`, `[v6]:port` or `:port` (all interfaces); throws a message on anything else. */
 export function parseListenAddress(text: string): ListenAddress {
   const match = /^(\[([0-9A-Fa-f:.]+)\]|[^:[\]\s]*):(\d{1,5})$/.exec(text)
-  if (!match) throw new Error(`"${text}" is not an address; write host:port, [ipv6]:port or :port`)
+  if (!match) throw new Error(`${quote(text)} is not an address; write host:port, [ipv6]:port or :port`)
   const host = match[2] ?? match[1] ?? ''
   const port = Number(match[3])
-  if (port > 65535) throw new Error(`port ${port} in "${text}" is out of range (0-65535)`)
-  if (match[2] !== undefined && isIP(host) !== 6) throw new Error(`"${host}" in "${text}" is not an IPv6 address`)
+  if (port > 65535) throw new Error(`port ${port} in ${quote(text)} is out of range (0-65535)`)
+  if (match[2] !== undefined && isIP(host) !== 6) throw new Error(`${quote(host)} in ${quote(text)} is not an IPv6 address`)
   return { host, port }
 }
 
@@ -33,6 +34,8 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 const loopbackByUrl = new Map<string, boolean>()
+/** Web tabs come and go; the memo must not grow with every URL ever seen. */
+const LOOPBACK_MEMO_LIMIT = 1_000
 
 /** The loopback rule for a URL (what the web-tab proxy applies), remembered per URL. */
 export function isLoopbackUrl(url: string): boolean {
@@ -43,6 +46,7 @@ export function isLoopbackUrl(url: string): boolean {
     } catch {
       loopback = false
     }
+    if (loopbackByUrl.size >= LOOPBACK_MEMO_LIMIT) loopbackByUrl.clear()
     loopbackByUrl.set(url, loopback)
   }
   return loopback

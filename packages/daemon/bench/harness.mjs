@@ -69,6 +69,8 @@ export async function startDaemon({ config = { network: { listen_addr: '' } }, e
   await writeFile(paths.config, JSON.stringify(config))
   if (prepare) await prepare(paths)
   const child = spawnServer([DAEMON_MAIN], {
+    // Its home as working directory: a relative path in a request cannot reach a real repository.
+    cwd: home,
     env: { ...process.env, SERVICE_HOME: home, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   })

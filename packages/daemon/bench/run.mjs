@@ -4,8 +4,9 @@ import { PINNING, ROUNDS, SECONDS } from './harness.mjs'
 import { run as transport } from './transport.mjs'
 import { run as sessions } from './sessions.mjs'
 import { run as tasks } from './tasks.mjs'
+import { run as reliability } from './reliability.mjs'
 
-const suites = { transport, sessions, tasks }
+const suites = { transport, sessions, tasks, reliability }
 const only = process.argv.slice(2)
 
 process.stdout.write(

@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from '@svc/protocol'
 import type { Core } from '@svc/core'
 import { answerClientError } from './client-error.js'
 import { decoding } from './plugins/decoding.js'
-import { envelope } from './plugins/envelope.js'
+import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { networkSafety } from './plugins/network-safety.js'
 import { warmup } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
@@ -46,6 +46,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     // HEAD is a wrong verb for /v1/health, not an implicit route.
     exposeHeadRoutes: false,
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     serverFactory: (requestHandler) => {
       handler = requestHandler as RequestListener
       return createServer(requestHandler)

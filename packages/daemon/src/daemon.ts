@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, unlink, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { checkSocketPath, resolveServiceHome, servicePaths, SVC_VERSION, type ServicePaths } from '@svc/protocol'
-import { Config, Core, defaultSettings, exposureWarning, shiftedClock, systemClock, type Clock, type Settings } from '@svc/core'
+import { Config, Core, defaultSettings, exposureWarning, reclaimHome, shiftedClock, systemClock, type Clock, type Settings } from '@svc/core'
 import { buildApp, type App } from './app.js'
 import { listenUnix, TcpListener } from './listeners.js'
 import { DaemonLog, type Rotation } from './log.js'
@@ -45,7 +45,8 @@ async function restoreGate(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /**
- * Start-up, in order: resolve SERVICE_HOME, take the singleton lock, load config, bind
+ * Start-up, in order: resolve SERVICE_HOME, take the singleton lock, clear what a killed
+ * daemon left (locks, temp files), load config, bind
  * the sockets, write daemon.pid, then restore state (phase warming, then ready).
  */
 export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
@@ -61,6 +62,10 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     const daemonLog = new DaemonLog(paths.log, rotationOf(defaultSettings()))
     cleanups.push(() => daemonLog.close())
     const log = daemonLog.logger
+    const reclaimed = await reclaimHome(paths)
+    if (reclaimed.locks.length + reclaimed.tempFiles.length > 0) {
+      log.warn({ locks: reclaimed.locks, temp_files: reclaimed.tempFiles }, 'removed locks and temp files a previous daemon left')
+    }
     let config: Config
     try {
       config = await Config.load(paths.config)

@@ -9,5 +9,8 @@ export interface EnvelopeT<T> {
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
 
+/** Deeper than any request needs; a deeper body is a 400, so no walk meets unbounded nesting. */
+export const MAX_BODY_DEPTH = 64
+
 /** The `error.code` of a write that reached storage before a follow-up step failed. */
 export const MUTATION_COMMITTED = 'mutation_committed'

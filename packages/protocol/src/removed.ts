@@ -6,3 +6,11 @@ export const REMOVED_KEYS: Readonly<Record<string, string>> = {
   auto_yes:
     'auto_yes was removed; put approval flags in the agent command line instead, e.g. svc config set program_overrides.claude "claude --dangerously-skip-permissions"',
 }
+
+/**
+ * The guidance for `key` when it was removed. An own-property lookup: a key such as
+ * `constructor` or `__proto__` names a member of every object, not a removed key.
+ */
+export function removedKeyGuidance(key: string): string | undefined {
+  return Object.hasOwn(REMOVED_KEYS, key) ? REMOVED_KEYS[key] : undefined
+}

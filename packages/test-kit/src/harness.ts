@@ -174,6 +174,8 @@ export interface DaemonOptions {
   config?: Record<string, unknown>
   env?: Record<string, string>
   home?: string
+  /** The daemon's working directory; relative paths in requests resolve against it. */
+  cwd?: string
   /** Wait for phase ready (default) or only for the socket to answer. */
   waitReady?: boolean
 }
@@ -202,6 +204,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
     await writeFile(paths.config, JSON.stringify(options.config ?? { network: { listen_addr: '' } }))
   }
   const child = spawn(process.execPath, [DAEMON_MAIN], {
+    cwd: options.cwd,
     env: { ...process.env, SERVICE_HOME: home, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

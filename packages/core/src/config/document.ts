@@ -1,4 +1,4 @@
-import { REMOVED_KEYS } from '@svc/protocol'
+import { quote, removedKeyGuidance } from '@svc/protocol'
 import { CorruptFile, InvalidRequest, Refused } from '../errors.js'
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, defaultSettings, type ConfigKey, type KeyDef, type Settings } from './keys.js'
 
@@ -18,15 +18,27 @@ export function getPath(raw: RawConfig, dotted: string): unknown {
   return node
 }
 
+/**
+ * Own properties only, defined rather than assigned: a map entry named `__proto__` is
+ * stored as that key and can never reach an object's prototype.
+ */
+function ownChild(node: RawConfig, part: string): unknown {
+  return Object.hasOwn(node, part) ? node[part] : undefined
+}
+
+function define(node: RawConfig, part: string, value: unknown): void {
+  Object.defineProperty(node, part, { value, enumerable: true, writable: true, configurable: true })
+}
+
 export function setPath(raw: RawConfig, dotted: string, value: unknown): void {
   const parts = dotted.split('.')
   const last = parts.pop() as string
   let node = raw
   for (const part of parts) {
-    if (!isObject(node[part])) node[part] = {}
+    if (!isObject(ownChild(node, part))) define(node, part, {})
     node = node[part] as RawConfig
   }
-  node[last] = value
+  define(node, last, value)
 }
 
 /** Deletes the leaf and any parent objects it leaves empty. */
@@ -36,7 +48,7 @@ export function deletePath(raw: RawConfig, dotted: string): void {
     delete raw[head]
     return
   }
-  const child = raw[head]
+  const child = ownChild(raw, head)
   if (!isObject(child)) return
   deletePath(child, rest.join('.'))
   if (Object.keys(child).length === 0) delete raw[head]
@@ -93,7 +105,8 @@ function unknownKeys(node: RawConfig, prefix = ''): string[] {
   return Object.entries(node).flatMap(([part, value]) => {
     const path = prefix + part
     if (known.has(path)) return []
-    if (REMOVED_KEYS[part] !== undefined) return [`${path} is ignored: ${REMOVED_KEYS[part]}`]
+    const removed = removedKeyGuidance(part)
+    if (removed !== undefined) return [`${path} is ignored: ${removed}`]
     if (part === 'open_pr' || part === 'copy_pr') return [`${path} is ignored: the ${part} key binding was removed`]
     if (prefixes.has(path) && isObject(value)) return unknownKeys(value, `${path}.`)
     return [`unknown key "${path}" is ignored`]
@@ -109,7 +122,7 @@ export interface KeyTarget {
 
 /** Resolves what a person typed (canonical name, alias or map entry) to a key. */
 export function resolveKey(typed: string): KeyTarget {
-  const removed = REMOVED_KEYS[typed]
+  const removed = removedKeyGuidance(typed)
   if (removed !== undefined) throw new Refused(removed)
   for (const name of CONFIG_KEY_NAMES) {
     const def = CONFIG_KEYS[name] as KeyDef
@@ -118,5 +131,5 @@ export function resolveKey(typed: string): KeyTarget {
       return { name, def, entry: typed.slice(name.length + 1) }
     }
   }
-  throw new InvalidRequest(`unknown config key "${typed}"; "svc config get" lists every key`)
+  throw new InvalidRequest(`unknown config key ${quote(typed)}; "svc config get" lists every key`)
 }

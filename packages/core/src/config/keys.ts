@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os'
 import { address, bool, duration, envNames, int, list, map, string, type ValueType } from './types.js'
+import { quote } from '@svc/protocol'
 
 export type Applies = 'now' | 'next-start'
 
@@ -33,7 +34,7 @@ function origin(value: string) {
     parsed = undefined
   }
   if (!parsed || parsed.origin !== value) {
-    throw new Error(`"${value}" is not an exact origin such as https://app.example.com or http://localhost:3000`)
+    throw new Error(`${quote(value)} is not an exact origin such as https://app.example.com or http://localhost:3000`)
   }
 }
 
@@ -44,14 +45,14 @@ function hostName(value: string) {
 }
 
 function absolutePath(value: string) {
-  if (!value.startsWith('/')) throw new Error(`"${value}" is not an absolute path`)
+  if (!value.startsWith('/')) throw new Error(`${quote(value)} is not an absolute path`)
 }
 
 function pattern(value: string) {
   try {
     new RegExp(value, 'i')
   } catch (error) {
-    throw new Error(`"${value}" is not a valid regular expression: ${(error as Error).message}`)
+    throw new Error(`${quote(value)} is not a valid regular expression: ${(error as Error).message}`)
   }
 }
 

@@ -1,6 +1,7 @@
 import msParse from 'ms'
 import type { ConfigType } from '@svc/protocol'
 import { parseListenAddress } from '../net.js'
+import { quote } from '@svc/protocol'
 
 /**
  * How one kind of config value is typed by a person (`parse`), stored in config.json
@@ -27,7 +28,7 @@ export const bool: ValueType<boolean> = {
   name: 'bool',
   parse(text) {
     const word = text.trim().toLowerCase()
-    expect(word === 'true' || word === 'false', `expected true or false, got "${text}"`)
+    expect(word === 'true' || word === 'false', `expected true or false, got ${quote(text)}`)
     return word === 'true'
   },
   decode(stored) {
@@ -44,7 +45,7 @@ export function int(min: number, max: number): ValueType<number> {
   return {
     name: 'int',
     parse(text) {
-      expect(/^\s*[+-]?\d+\s*$/.test(text), `expected an integer from ${min} to ${max}, got "${text}"`)
+      expect(/^\s*[+-]?\d+\s*$/.test(text), `expected an integer from ${min} to ${max}, got ${quote(text)}`)
       const value = Number(text)
       check(value, `"${text}"`)
       return value
@@ -77,7 +78,7 @@ export function duration(minMs: number): ValueType<number> {
   const parse = (text: string): number => {
     const trimmed = text.trim()
     const value = /^\d+$/.test(trimmed) ? Number(trimmed) : msParse(trimmed as msParse.StringValue)
-    expect(typeof value === 'number' && Number.isSafeInteger(value) && value >= minMs, `${hint}, got "${text}"`)
+    expect(typeof value === 'number' && Number.isSafeInteger(value) && value >= minMs, `${hint}, got ${quote(text)}`)
     return value
   }
   return {
@@ -124,7 +125,7 @@ function parseListText(text: string): unknown {
     try {
       return JSON.parse(trimmed)
     } catch {
-      throw new Error(`expected a JSON array or comma-separated values, got "${text}"`)
+      throw new Error(`expected a JSON array or comma-separated values, got ${quote(text)}`)
     }
   }
   return trimmed === '' ? [] : trimmed.split(',').map((item) => item.trim())
@@ -151,7 +152,7 @@ export function list(item: (value: string) => void, name: ConfigType = 'list'): 
 export const envNames = list((name) => {
   expect(
     /^[A-Za-z_][A-Za-z0-9_]*$/.test(name),
-    `"${name}" is not an exact environment variable name (letters, digits and _; no wildcards)`,
+    `${quote(name)} is not an exact environment variable name (letters, digits and _; no wildcards)`,
   )
 }, 'env-names')
 
@@ -162,7 +163,7 @@ export function map(entry: (value: string, key: string) => void = () => {}): Val
       `expected a JSON object of strings, got ${describe(stored)}`,
     )
     for (const [key, value] of Object.entries(stored)) {
-      expect(typeof value === 'string', `expected a string for "${key}", got ${describe(value)}`)
+      expect(typeof value === 'string', `expected a string for ${quote(key)}, got ${describe(value)}`)
       entry(value, key)
     }
     return { ...(stored as Record<string, string>) }
@@ -174,7 +175,7 @@ export function map(entry: (value: string, key: string) => void = () => {}): Val
       try {
         parsed = JSON.parse(text)
       } catch {
-        throw new Error(`expected a JSON object such as {"claude":"claude --model opus"}, got "${text}"`)
+        throw new Error(`expected a JSON object such as {"claude":"claude --model opus"}, got ${quote(text)}`)
       }
       return decode(parsed)
     },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { open, readFile, rename, unlink } from 'node:fs/promises'
+import { open, readdir, readFile, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 /**
@@ -15,6 +15,9 @@ export function writeFileDurable(path: string, data: string, mode = 0o600): Prom
 export function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
   return replaceFile(path, data, mode, false)
 }
+
+/** `.<name>.<pid>.<8 hex>.tmp`, beside the file it replaces. */
+const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/
 
 async function replaceFile(path: string, data: string, mode: number, durable: boolean): Promise<void> {
   const dir = dirname(path)
@@ -34,6 +37,23 @@ async function replaceFile(path: string, data: string, mode: number, durable: bo
     throw error
   }
   if (durable) await syncDirectory(dir)
+}
+
+/**
+ * Removes the temp files that interrupted writes of other processes left in `dir` (a
+ * killed daemon's): only for a directory this process alone writes. Returns their names.
+ */
+export async function removeLeftoverTempFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return []
+    throw error
+  })
+  const leftovers = names.filter((name) => {
+    const pid = TEMP_FILE.exec(name)?.[1]
+    return pid !== undefined && Number(pid) !== process.pid
+  })
+  for (const name of leftovers) await unlink(join(dir, name)).catch(() => {})
+  return leftovers
 }
 
 /** Removes a file so that the removal survives a crash; a missing file is fine. */

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { InvalidRequest } from '../errors.js'
+import { excerpt } from '@svc/protocol'
 
 const run = promisify(execFile)
 
@@ -30,6 +31,8 @@ export interface Repository {
 }
 
 const known = new Map<string, Repository>()
+/** Paths asked about are any paths inside any checkout: the memo is bounded. */
+const KNOWN_LIMIT = 1_000
 
 /**
  * The repository a path belongs to; an InvalidRequest when it is not in a git checkout.
@@ -41,17 +44,18 @@ export async function resolveRepository(path: string): Promise<Repository> {
   const cached = known.get(absolute)
   if (cached && existsSync(join(cached.root, '.git'))) return cached
   const repo = await lookUpRepository(absolute)
+  if (known.size >= KNOWN_LIMIT) known.clear()
   known.set(absolute, repo)
   return repo
 }
 
 async function lookUpRepository(path: string): Promise<Repository> {
-  if (!existsSync(path)) throw new InvalidRequest(`${path} is not inside a git checkout (it does not exist)`)
+  if (!existsSync(path)) throw new InvalidRequest(`${excerpt(path)} is not inside a git checkout (it does not exist)`)
   let common: string
   try {
     common = (await git(path, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim()
   } catch (error) {
-    throw new InvalidRequest(`${path} is not inside a git checkout (${(error as Error).message})`)
+    throw new InvalidRequest(`${excerpt(path)} is not inside a git checkout (${(error as Error).message})`)
   }
   // The common dir of a non-bare repository is <root>/.git, shared by all its worktrees.
   const root = common.endsWith('/.git') ? dirname(common) : common

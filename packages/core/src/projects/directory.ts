@@ -3,7 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Static } from 'typebox'
-import { expandHome, type ListDirectoryResponse } from '@svc/protocol'
+import { expandHome, type ListDirectoryResponse, excerpt } from '@svc/protocol'
 import { InvalidRequest } from '../errors.js'
 
 /** More entries than a picker can show are cut off, and said so. */
@@ -17,7 +17,7 @@ async function canonical(path: string): Promise<string> {
   try {
     return await realpath(path)
   } catch (error) {
-    throw new InvalidRequest(`cannot list ${path}: ${(error as Error).message}`)
+    throw new InvalidRequest(`cannot list ${excerpt(path)}: ${(error as Error).message}`)
   }
 }
 
@@ -33,7 +33,7 @@ export async function listDirectory(requested = '~'): Promise<Static<typeof List
   try {
     children = await readdir(path, { withFileTypes: true })
   } catch (error) {
-    throw new InvalidRequest(`cannot list ${path}: ${(error as Error).message}`)
+    throw new InvalidRequest(`cannot list ${excerpt(path)}: ${(error as Error).message}`)
   }
   const entries = []
   for (const child of children.sort((a, b) => a.name.localeCompare(b.name))) {

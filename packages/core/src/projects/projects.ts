@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { rename } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Static } from 'typebox'
-import { expandHome, type Project, type ServicePaths } from '@svc/protocol'
+import { expandHome, type Project, type ServicePaths, excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import { readIfExists, writeFileDurable } from '../infra/durable.js'
@@ -88,7 +88,7 @@ export class Projects {
     const id = await this.identify(request)
     const project = this.projects.get(id)
     const sessions = this.sessions.ofRepository(id)
-    if (!project && sessions.length === 0) throw new NotFound(`no project ${request.repo_path ?? id}`)
+    if (!project && sessions.length === 0) throw new NotFound(`no project ${excerpt(request.repo_path ?? id)}`)
     const blocked = sessions.filter((session) => this.sessions.targetedBy(session).length > 0)
     if (blocked.length > 0) {
       throw new Refused(

@@ -4,6 +4,7 @@ import { AGENT_NAMES, commandLineOf } from '../agents.js'
 import type { Config } from '../config/config.js'
 import { InvalidRequest } from '../errors.js'
 import { onPath } from './runtime.js'
+import { quote } from '@svc/protocol'
 
 /** The agents a session can run, whether each one's command line is installed, and the default. */
 export function programs(config: Config, path: string | undefined): Static<typeof ListProgramsResponse> {
@@ -39,7 +40,7 @@ export function backendOf(request: { backend?: string; force_remote?: boolean })
   const entry = BACKENDS.backends.find((candidate) => candidate.name === backend)
   if (entry?.status !== 'available') {
     const reason = entry?.reason ? ` (${entry.reason})` : ''
-    throw new InvalidRequest(`backend "${backend}" is not available${reason}; available: local`)
+    throw new InvalidRequest(`backend ${quote(backend)} is not available${reason}; available: local`)
   }
   return backend
 }

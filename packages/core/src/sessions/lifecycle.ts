@@ -16,7 +16,8 @@ import { agentTab, agentTmuxName, type Runtime } from './runtime.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 import { tabId } from './tabs.js'
 import { allocateTitle } from './titles.js'
-import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, removeWorktree, worktreeHome } from './worktree.js'
+import type { CreationIntent, CreationJournal } from './reconcile.js'
+import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome, type WorktreePlan } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -29,6 +30,8 @@ export interface LifecycleOptions {
   targetedBy(record: SessionRecord): string[]
   /** Told of each repository a session is created in. */
   repository(repo: Repository): Promise<void>
+  /** CreateSession's intents, so a creation the daemon died in is undone at the next start. */
+  creations: CreationJournal
 }
 
 /**
@@ -51,6 +54,7 @@ export class Lifecycle {
   async restore(records: SessionRecord[], alive: ReadonlySet<string>): Promise<void> {
     const { table } = this
     for (const record of records) table.records.set(record.id, record)
+    await this.options.creations.reconcile(table.records, this.runtime.subprocessEnv())
     for (const record of records) {
       const state = stateOf(record)
       if (state === 'deleting') {
@@ -105,14 +109,12 @@ export class Lifecycle {
       const now = table.now.toISOString()
       const id = randomBytes(8).toString('hex')
       const tmuxName = agentTmuxName(repo.id, title)
-      let place: { path: string; branch: string; branchCreated: boolean; baseSha: string }
-      if (request.in_place) {
-        place = { path: repo.root, branchCreated: false, ...(await currentCheckout(repo.root, env)) }
-      } else {
-        const path = worktreeHome(repo.root, title)
-        const branch = `${options.config.get('branch_prefix')}${title}`
-        place = { path, branch, ...(await addWorktree(repo.root, path, branch, env)) }
-      }
+      const worktree = request.in_place
+        ? undefined
+        : await planWorktree(repo.root, title, `${options.config.get('branch_prefix')}${title}`, env)
+      const intent: CreationIntent = { id, title, repo_path: repo.root, tmux_name: tmuxName, ...(worktree ? { worktree } : {}) }
+      await options.creations.begin(intent)
+      const place: WorktreePlan & { baseSha?: string } = worktree ?? { path: repo.root, branch_created: false, ...(await currentCheckout(repo.root, env)) }
       const created: SessionRecord = {
         id,
         title,
@@ -120,34 +122,35 @@ export class Lifecycle {
         repo_path: repo.root,
         path: place.path,
         branch: place.branch,
-        branch_created: place.branchCreated,
+        branch_created: place.branch_created,
         program,
         account,
         backend,
         in_place: request.in_place === true,
-        base_sha: place.baseSha,
+        ...(place.baseSha === undefined ? {} : { base_sha: place.baseSha }),
         created_at: now,
         updated_at: now,
         status: 0,
         tabs: [{ id: tabId(), kind: TabKind.agent, name: 'agent', tmux_name: tmuxName }],
       }
       setState(created, 'loading')
-      table.records.set(id, created)
-      table.creating.add(id)
       try {
+        if (worktree) created.base_sha = await addWorktree(repo.root, worktree, env)
+        table.records.set(id, created)
+        table.creating.add(id)
         await runtime.spawnAgent(created)
         setState(created, 'running')
         await table.save(created)
       } catch (error) {
         table.forget(id)
         table.creating.delete(id)
-        // The spawn's error is the answer; a failed cleanup leaves a pane or worktree behind, so say which.
-        const leftover = (what: string) => (cleanup: Error) =>
-          this.options.log.warn({ err: cleanup, session: created.title }, `could not remove the ${what} of a session that failed to start`)
-        await runtime.teardown(created).catch(leftover('tmux session'))
-        if (!created.in_place) await this.dropWorktree(created).catch(leftover('worktree'))
+        // The spawn's error is the answer; what cannot be undone now stays in the journal, for the next start.
+        await options.creations.undo(intent, table.records.values(), env).catch((cleanup: Error) =>
+          this.options.log.warn({ err: cleanup, session: created.title }, 'could not undo a session that failed to start'),
+        )
         throw error
       }
+      await options.creations.end(id)
       return created
     })
     try {

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import { LIVENESS_NAMES, isLivenessName, livenessName, type SnapshotRequest } from '@svc/protocol'
+import { LIVENESS_NAMES, isLivenessName, livenessName, type SnapshotRequest, quote } from '@svc/protocol'
 import { InvalidRequest } from '../errors.js'
 import type { SessionRecord } from './record.js'
 
@@ -10,7 +10,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
 /** Milliseconds since the epoch of an RFC 3339 timestamp, or an InvalidRequest naming the field. */
 export function parseTimestamp(text: string, field: string): number {
   const time = RFC3339.test(text) ? Date.parse(text) : Number.NaN
-  if (Number.isNaN(time)) throw new InvalidRequest(`${field} must be an RFC 3339 timestamp such as 2026-01-02T15:04:05Z, got "${text}"`)
+  if (Number.isNaN(time)) throw new InvalidRequest(`${field} must be an RFC 3339 timestamp such as 2026-01-02T15:04:05Z, got ${quote(text)}`)
   return time
 }
 
@@ -29,7 +29,7 @@ export function selectSessions<T extends Queryable>(records: Iterable<T>, filter
   const statuses = filters.statuses ?? []
   for (const word of statuses) {
     if (!isLivenessName(word)) {
-      throw new InvalidRequest(`unknown status "${word}" in statuses; use ${LIVENESS_NAMES.join(', ')}`)
+      throw new InvalidRequest(`unknown status ${quote(word)} in statuses; use ${LIVENESS_NAMES.join(', ')}`)
     }
   }
   if (filters.limit !== undefined && filters.limit <= 0) {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
-import { TabKind, type ServicePaths } from '@svc/protocol'
+import { TabKind, type ServicePaths, quote } from '@svc/protocol'
 import { AGENTS, agentOf, commandLineOf, type Agent } from '../agents.js'
 import type { Config } from '../config/config.js'
 import { InvalidRequest, Refused } from '../errors.js'
@@ -67,7 +67,7 @@ export class Runtime {
       throw new InvalidRequest(`accounts need an agent that supports them (${Object.values(AGENTS).filter((a) => a.accountHome).map((a) => a.name).join(', ')})`)
     }
     const home = join(this.paths.accounts, agent.name, account)
-    if (!existsSync(home)) throw new InvalidRequest(`unknown account "${account}" for ${agent.name}: no ${home}`)
+    if (!existsSync(home)) throw new InvalidRequest(`unknown account ${quote(account)} for ${agent.name}: no ${home}`)
     return home
   }
 

@@ -10,6 +10,7 @@ import { Tmux } from '../infra/tmux.js'
 import type { TaskGuard } from '../tasks-port.js'
 import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
+import { CreationJournal } from './reconcile.js'
 import { liveOrRefuse, Prompts } from './prompts.js'
 import { selectSessions, type SnapshotFilters } from './query.js'
 import { stateOf, type SessionRecord, type SessionWire } from './record.js'
@@ -79,6 +80,7 @@ export class Sessions {
       repository: async (repo) => {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
+      creations: new CreationJournal(join(options.paths.home, 'creating'), this.tmux, options.log),
     })
   }
 

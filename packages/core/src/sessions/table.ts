@@ -1,3 +1,4 @@
+import { excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, MutationCommitted, NotFound } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
 import { KeyedQueue } from '../serial.js'
@@ -89,7 +90,7 @@ export class SessionTable {
   find(ref: SessionRef): SessionRecord {
     if (ref.id) {
       const record = this.records.get(ref.id)
-      if (!record) throw new NotFound(`no session with id ${ref.id}`)
+      if (!record) throw new NotFound(`no session with id ${excerpt(ref.id)}`)
       return record
     }
     if (!ref.title) throw new InvalidRequest('title or id is required')
@@ -97,11 +98,11 @@ export class SessionTable {
       (record) => record.title === ref.title && (!ref.repo_id || record.repo_id === ref.repo_id),
     )
     if (matches.length === 0) {
-      throw new NotFound(`no session titled "${ref.title}"${ref.repo_id ? ` in repository ${ref.repo_id}` : ''}`)
+      throw new NotFound(`no session titled ${quote(ref.title)}${ref.repo_id ? ` in repository ${ref.repo_id}` : ''}`)
     }
     if (matches.length > 1) {
       throw new InvalidRequest(
-        `several sessions are titled "${ref.title}"; pass repo_id (one of ${matches.map((m) => m.repo_id).join(', ')})`,
+        `several sessions are titled ${quote(ref.title)}; pass repo_id (one of ${matches.map((m) => m.repo_id).join(', ')})`,
       )
     }
     return matches[0] as SessionRecord

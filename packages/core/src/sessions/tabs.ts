@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { basename } from 'node:path'
 import type { Static } from 'typebox'
-import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest } from '@svc/protocol'
+import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest, excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import type { Tmux } from '../infra/tmux.js'
 import type { SessionRecord, TabRecord } from './record.js'
@@ -38,12 +38,12 @@ export function findTab(tabs: readonly TabRecord[], selector: TabSelector, title
   const found = (index: number) => ({ tab: tabs[index] as TabRecord, index })
   if (selector.tab_id !== undefined) {
     const index = tabs.findIndex((tab) => tab.id === selector.tab_id)
-    if (index === -1) throw new Refused(`session "${title}" has no tab with id ${selector.tab_id} (it may have been closed)`)
+    if (index === -1) throw new Refused(`session ${quote(title)} has no tab with id ${excerpt(selector.tab_id)} (it may have been closed)`)
     return found(index)
   }
   if (selector.tab_name !== undefined) {
     const index = tabs.findIndex((tab) => tab.name === selector.tab_name)
-    if (index === -1) throw new NotFound(`session "${title}" has no tab named "${selector.tab_name}"`)
+    if (index === -1) throw new NotFound(`session ${quote(title)} has no tab named ${quote(selector.tab_name)}`)
     return found(index)
   }
   if (selector.tab_index !== undefined) {
@@ -65,7 +65,7 @@ export function tabKindOf(request: Static<typeof CreateTabRequest>): number {
   if (kind === 'web') {
     if (!request.url === (request.port === undefined)) throw new InvalidRequest('a web tab needs exactly one of url or port')
     if (request.port !== undefined && (request.port < 1 || request.port > 65535)) throw new InvalidRequest(`port ${request.port} is out of range`)
-    if (request.url && !/^https?:\/\//.test(request.url)) throw new InvalidRequest(`url "${request.url}" must start with http:// or https://`)
+    if (request.url && !/^https?:\/\//.test(request.url)) throw new InvalidRequest(`url ${quote(request.url)} must start with http:// or https://`)
     return TabKind.web
   }
   if (kind === 'editor') {
@@ -73,7 +73,7 @@ export function tabKindOf(request: Static<typeof CreateTabRequest>): number {
     return TabKind.editor
   }
   throw new InvalidRequest(
-    `tab kind "${kind}" cannot be created; kind is one of ${CREATABLE_TAB_KINDS.join(', ')}, and a process tab is asked for with command and no kind`,
+    `tab kind ${quote(kind)} cannot be created; kind is one of ${CREATABLE_TAB_KINDS.join(', ')}, and a process tab is asked for with command and no kind`,
   )
 }
 

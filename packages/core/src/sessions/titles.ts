@@ -1,5 +1,6 @@
 import { InvalidRequest } from '../errors.js'
 import { suggestName } from './names.js'
+import { quote } from '@svc/protocol'
 
 const TITLE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
@@ -7,7 +8,7 @@ const TITLE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 export function checkTitle(title: string): void {
   if (!TITLE.test(title)) {
     throw new InvalidRequest(
-      `title "${title}" is not usable: use 1-64 letters, digits, "-" or "_", starting with a letter or digit`,
+      `title ${quote(title)} is not usable: use 1-64 letters, digits, "-" or "_", starting with a letter or digit`,
     )
   }
 }
@@ -22,7 +23,7 @@ export function titleFrom(text: string): string {
 export function allocateTitle(request: { title?: string; title_base?: string }, taken: ReadonlySet<string>): string {
   if (request.title) {
     checkTitle(request.title)
-    if (taken.has(request.title)) throw new InvalidRequest(`a session titled "${request.title}" already exists in this repository`)
+    if (taken.has(request.title)) throw new InvalidRequest(`a session titled ${quote(request.title)} already exists in this repository`)
     return request.title
   }
   if (request.title_base) {

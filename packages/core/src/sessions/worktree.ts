@@ -23,26 +23,31 @@ async function branchExists(root: string, branch: string, env: NodeJS.ProcessEnv
   }
 }
 
+export interface WorktreePlan {
+  path: string
+  branch: string
+  /** False when the branch exists already: it is then checked out, and not the daemon's to delete. */
+  branch_created: boolean
+}
+
+/** Where a new session's worktree goes and whether its branch is new, known before anything is made. */
+export async function planWorktree(root: string, title: string, branch: string, env: NodeJS.ProcessEnv): Promise<WorktreePlan> {
+  return { path: worktreeHome(root, title), branch, branch_created: !(await branchExists(root, branch, env)) }
+}
+
 /**
- * A worktree at `path` on `branch`, based on the repository's current HEAD (`baseSha`,
- * resolved first so the worktree starts from exactly it). An existing branch is checked
- * out rather than recreated, is then not the daemon's to delete, and its tip is the base.
+ * The planned worktree: a new branch based on the repository's current HEAD (resolved
+ * first so the worktree starts from exactly it), or the existing branch. Answers the
+ * commit the worktree starts from.
  */
-export async function addWorktree(
-  root: string,
-  path: string,
-  branch: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ branchCreated: boolean; baseSha: string }> {
-  const head = await revParse(root, 'HEAD', env)
-  try {
-    await git(root, ['worktree', 'add', '-b', branch, path, head], env)
-    return { branchCreated: true, baseSha: head }
-  } catch (error) {
-    if (!/already exists/.test((error as Error).message) || !(await branchExists(root, branch, env))) throw error
+export async function addWorktree(root: string, { path, branch, branch_created }: WorktreePlan, env: NodeJS.ProcessEnv): Promise<string> {
+  if (!branch_created) {
+    await git(root, ['worktree', 'add', path, branch], env)
+    return revParse(root, `refs/heads/${branch}`, env)
   }
-  await git(root, ['worktree', 'add', path, branch], env)
-  return { branchCreated: false, baseSha: await revParse(root, `refs/heads/${branch}`, env) }
+  const head = await revParse(root, 'HEAD', env)
+  await git(root, ['worktree', 'add', '-b', branch, path, head], env)
+  return head
 }
 
 async function revParse(root: string, rev: string, env: NodeJS.ProcessEnv): Promise<string> {

@@ -1,4 +1,5 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser'
+import { quote } from '@svc/protocol'
 
 /** A cron_expr judged: usable, malformed (refused on write), or well-formed but never firing (stored, reported). */
 export type CronCheck =
@@ -9,7 +10,11 @@ export type CronCheck =
 /** cron-parser's verdict on a day of month no listed month has (`0 0 30 2 *`). */
 const NEVER_DAY = 'Invalid explicit day of month definition'
 
-/** Parsing costs a fraction of a millisecond; reads of 1,000 tasks must not pay it each time. */
+/**
+ * Parsing costs a fraction of a millisecond; reads of 1,000 tasks must not pay it each
+ * time. Only verdicts a stored task can have are kept: a malformed expression is refused
+ * and never read again, and keeping those let any stream of bad requests fill the cache.
+ */
 const cache = new Map<string, CronCheck>()
 const CACHE_LIMIT = 10_000
 
@@ -22,6 +27,7 @@ export function checkCron(expr: string, seed: string): CronCheck {
   const cached = cache.get(key)
   if (cached) return cached
   const check = judge(expr, seed)
+  if (check.kind === 'invalid') return check
   if (cache.size >= CACHE_LIMIT) cache.clear()
   cache.set(key, check)
   return check
@@ -32,7 +38,7 @@ function judge(expr: string, seed: string): CronCheck {
   if (fields.length !== 5) {
     return {
       kind: 'invalid',
-      message: `cron_expr "${expr}" must have 5 fields (minute hour day-of-month month day-of-week), not ${fields.length}`,
+      message: `cron_expr ${quote(expr)} must have 5 fields (minute hour day-of-month month day-of-week), not ${fields.length}`,
     }
   }
   let expression: CronExpression
@@ -43,7 +49,7 @@ function judge(expr: string, seed: string): CronCheck {
     if (message === NEVER_DAY) {
       return { kind: 'never', reason: `day of month ${fields[2]} never occurs in month ${fields[3]}` }
     }
-    return { kind: 'invalid', message: `cron_expr "${expr}" is not a valid cron expression: ${message}` }
+    return { kind: 'invalid', message: `cron_expr ${quote(expr)} is not a valid cron expression: ${message}` }
   }
   try {
     expression.reset(new Date())

@@ -10,6 +10,7 @@ import type {
   RemoveTaskRequest,
   UpdateTaskRequest,
 } from '@svc/protocol'
+import { excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused, required } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
@@ -283,7 +284,7 @@ export class Tasks implements TaskGuard {
 
   private find(doc: TaskDocument, id: string, expect: ExpectT | undefined): TaskRecord {
     const task = doc.tasks.find((candidate) => candidate.id === id)
-    if (!task) throw new NotFound(`task ${id} not found`)
+    if (!task) throw new NotFound(`task ${excerpt(id)} not found`)
     checkExpect(task, expect)
     return task
   }

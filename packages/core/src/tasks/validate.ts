@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Static } from 'typebox'
-import { expandHome, TASK_ACTORS, type Expect, type TaskActor, type UpdateTaskRequest } from '@svc/protocol'
+import { expandHome, TASK_ACTORS, type Expect, type TaskActor, type UpdateTaskRequest, excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, Refused } from '../errors.js'
 import { resolveRepository } from '../infra/git.js'
 import { checkCron } from './cron.js'
@@ -37,9 +37,9 @@ export async function resolveProject(path: string): Promise<{ project_path: stri
   if (path === '') return { project_path: '', repo_id: '' }
   const absolute = projectPath(path)
   const info = await stat(absolute).catch(() => undefined)
-  if (!info?.isDirectory()) throw new InvalidRequest(`project_path ${absolute} is not a directory`)
+  if (!info?.isDirectory()) throw new InvalidRequest(`project_path ${excerpt(absolute)} is not a directory`)
   const repo = await resolveRepository(absolute).catch((error: Error) => {
-    throw new InvalidRequest(`project_path ${absolute}: ${error.message}`)
+    throw new InvalidRequest(`project_path ${excerpt(absolute)}: ${error.message}`)
   })
   return { project_path: absolute, repo_id: repo.id }
 }
@@ -47,7 +47,7 @@ export async function resolveProject(path: string): Promise<{ project_path: stri
 export function actorOf(actor: string | undefined): TaskActor {
   if (actor === undefined) return 'api'
   if (!(TASK_ACTORS as readonly string[]).includes(actor)) {
-    throw new InvalidRequest(`actor "${actor}" is not one of ${TASK_ACTORS.join(', ')}`)
+    throw new InvalidRequest(`actor ${quote(actor)} is not one of ${TASK_ACTORS.join(', ')}`)
   }
   return actor as TaskActor
 }
@@ -60,7 +60,7 @@ export function actorOf(actor: string | undefined): TaskActor {
 export function checkTask(task: TaskRecord, named = true): void {
   const problem = (message: string) => new InvalidRequest(`${named ? `task ${task.id}` : 'task'}: ${message}`)
   if (!TASK_ID.test(task.id)) {
-    throw new InvalidRequest(`task id "${task.id}" is invalid: use 1 to 128 letters, digits, "_" or "-"`)
+    throw new InvalidRequest(`task id ${quote(task.id)} is invalid: use 1 to 128 letters, digits, "_" or "-"`)
   }
   if (task.cron_expr !== '' && task.watch_cmd !== '') {
     throw problem('cron_expr and watch_cmd are both set; a task has exactly one trigger')
@@ -85,7 +85,7 @@ export function checkTask(task: TaskRecord, named = true): void {
   }
   if (!ON_COMPLETE.some((option) => option.value === task.on_complete)) {
     const values = ON_COMPLETE.map((option) => `"${option.value}"`).join(', ')
-    throw problem(`on_complete "${task.on_complete}" is not one of ${values} (or "keep", stored as "")`)
+    throw problem(`on_complete ${quote(task.on_complete)} is not one of ${values} (or "keep", stored as "")`)
   }
   if (task.on_complete !== '' && task.target_session !== '') {
     throw problem('on_complete applies only to sessions the task spawns; a task with target_session must leave it empty')

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Value from 'typebox/value'
-import { CLIENT_VERSION_HEADER, MAX_BODY_BYTES, REMOVED_KEYS, type RouteDef } from '@svc/protocol'
+import { CLIENT_VERSION_HEADER, MAX_BODY_BYTES, MAX_BODY_DEPTH, quote, removedKeyGuidance, type RouteDef } from '@svc/protocol'
 import { HttpError } from '../http-error.js'
 
 const MALFORMED = 'malformed JSON request body'
@@ -15,28 +15,41 @@ function fieldPath(instancePath: string): string {
 export function decodeErrorMessage(errors: FastifySchemaValidationError[]): string {
   const unknown = errors.find((error) => error.keyword === 'additionalProperties')
   const names = (unknown?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties
-  if (names?.[0] !== undefined) return `${MALFORMED}: json: unknown field "${names[0]}"`
+  if (names?.[0] !== undefined) return `${MALFORMED}: json: unknown field ${quote(names[0])}`
   const first = errors[0]
   if (!first) return `${MALFORMED}: invalid`
   const field = fieldPath(first.instancePath)
   return field === ''
     ? `${MALFORMED}: json: request body ${first.message ?? 'is invalid'}`
-    : `${MALFORMED}: json: field "${field}" ${first.message ?? 'is invalid'}`
+    : `${MALFORMED}: json: field ${quote(field)} ${first.message ?? 'is invalid'}`
 }
 
-/** The first removed key anywhere in a body, such as AddTask's `task.auto_yes`. */
-function removedKeyIn(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  for (const [key, child] of Object.entries(value)) {
-    const found = REMOVED_KEYS[key] !== undefined ? key : removedKeyIn(child)
-    if (found !== undefined) return found
+/**
+ * What refuses a parsed body before validation: nesting deeper than MAX_BODY_DEPTH, or a
+ * removed key at any depth (such as AddTask's `task.auto_yes`). An iterative walk, so no
+ * body can exhaust the stack; array elements are walked, their indices are not keys.
+ */
+function refusal(body: object): HttpError | undefined {
+  const pending: Array<{ value: object; depth: number }> = [{ value: body, depth: 1 }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, depth } = next
+    if (depth > MAX_BODY_DEPTH) {
+      return new HttpError(400, `${MALFORMED}: json: request body nests deeper than ${MAX_BODY_DEPTH} levels`)
+    }
+    const entries: Iterable<[string | number, unknown]> = Array.isArray(value) ? value.entries() : Object.entries(value)
+    for (const [key, child] of entries) {
+      const guidance = typeof key === 'string' ? removedKeyGuidance(key) : undefined
+      if (guidance !== undefined) return new HttpError(400, guidance)
+      if (typeof child === 'object' && child !== null) pending.push({ value: child, depth: depth + 1 })
+    }
   }
   return undefined
 }
 
 /**
  * One JSON value per body, whatever the content type. Empty, whitespace-only and `null`
- * bodies mean "no fields". Strict decoding rejects unknown keys; the client-version
+ * bodies mean "no fields". A removed key is refused with guidance in both modes, before
+ * lenient decoding would drop it. Strict decoding rejects unknown keys; the client-version
  * header makes it lenient (unknown keys are dropped before validation). Fastify's own
  * Ajv would silently strip unknown keys, so TypeBox's compiler validates instead.
  */
@@ -56,6 +69,8 @@ export const decoding = fp(async (app: FastifyInstance) => {
     if (typeof value !== 'object' || Array.isArray(value)) {
       return done(new HttpError(400, `${MALFORMED}: json: request body must be a JSON object`), undefined)
     }
+    const refused = refusal(value)
+    if (refused) return done(refused, undefined)
     done(null, value)
   })
 
@@ -63,12 +78,8 @@ export const decoding = fp(async (app: FastifyInstance) => {
     const route = request.routeOptions.config.route as RouteDef | undefined
     if (!route || route.method !== 'POST') return done()
     if (request.body === undefined || request.body === null) request.body = {}
-    const body = request.body as Record<string, unknown>
-    // Before lenient decoding drops it: a removed key is refused with guidance in both modes.
-    const removed = removedKeyIn(body)
-    if (removed !== undefined) return done(new HttpError(400, REMOVED_KEYS[removed] as string))
     const header = request.headers[CLIENT_VERSION_HEADER]
-    if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, body)
+    if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, request.body)
     done()
   })
 })

@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { MAX_BODY_BYTES, MUTATION_COMMITTED, routeAt, type ErrorBodyT } from '@svc/protocol'
+import { MAX_BODY_BYTES, MUTATION_COMMITTED, quote, routeAt, type ErrorBodyT } from '@svc/protocol'
 import { DomainError, MutationCommitted, NotReady } from '@svc/core'
 import { HttpError } from '../http-error.js'
 import { decodeErrorMessage } from './decoding.js'
@@ -16,13 +16,26 @@ function bodyTooLarge(request: FastifyRequest): string {
   return `request body exceeds ${MAX_BODY_BYTES}-byte limit: ${detail}`
 }
 
+/**
+ * The last bound on an error message: request values are quoted cut to a prefix where a
+ * message is made, and a message that still grew past this (a quote from a library, a
+ * subprocess's output) is cut here, saying so.
+ */
+const MAX_MESSAGE_CHARS = 4096
+
+function bounded(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_CHARS)}… (message cut: ${message.length} characters)`
+}
+
 /** Maps any failure to its status and error body; the daemon marks what it rejected. */
 export function mapError(error: FastifyError | Error, request: FastifyRequest): Mapped {
   const rejected = (status: number, message: string): Mapped => ({
     status,
-    error: { message, daemon_rejected: true },
+    error: { message: bounded(message), daemon_rejected: true },
   })
-  if (error instanceof MutationCommitted) return { status: 500, error: { message: error.message, code: MUTATION_COMMITTED } }
+  if (error instanceof MutationCommitted) return { status: 500, error: { message: bounded(error.message), code: MUTATION_COMMITTED } }
   if (error instanceof NotReady) return rejected(503, error.message)
   if (error instanceof DomainError) return rejected(500, error.message)
   if (error instanceof HttpError) return rejected(error.statusCode, error.message)
@@ -33,6 +46,18 @@ export function mapError(error: FastifyError | Error, request: FastifyRequest): 
   if (status !== undefined && status >= 400 && status < 500) return rejected(status, `malformed request: ${error.message}`)
   request.log.error({ err: error }, 'handler failed')
   return rejected(500, error.message || 'internal error')
+}
+
+function unknownRoute(reply: FastifyReply, path: string): FastifyReply {
+  return reply.code(404).send({ data: null, error: { message: `unknown route ${quote(path)}`, daemon_rejected: true } })
+}
+
+/**
+ * Fastify's answer to a URL it cannot decode (`/v1/ListTasks%ZZ`), before any route or
+ * hook: such a path names no route, so it is the unknown-route envelope.
+ */
+export function answerFrameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return unknownRoute(reply, request.raw.url?.split('?')[0] ?? '')
 }
 
 /** Every response is `{data, error}`; unknown paths are 404 and wrong verbs 405. */
@@ -60,6 +85,6 @@ export const envelope = fp(async (app: FastifyInstance) => {
           error: { message: `method ${request.method} not allowed; use ${route.method}`, daemon_rejected: true },
         })
     }
-    return reply.code(404).send({ data: null, error: { message: `unknown route "${path}"`, daemon_rejected: true } })
+    return unknownRoute(reply, path)
   })
 })

@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { writeFileDurable } from '../infra/durable.js'
+import type { Tmux } from '../infra/tmux.js'
+import type { SessionRecord } from './record.js'
+import { deleteBranch, removeWorktree } from './worktree.js'
+
+/**
+ * What a CreateSession is about to make, written durably before the first of it exists
+ * and removed once the session's record is committed. An intent left without a record
+ * is a creation the daemon died in (or could not roll back): its pieces are the
+ * daemon's own, and undoing them lets the same CreateSession simply be retried.
+ */
+export interface CreationIntent {
+  id: string
+  title: string
+  repo_path: string
+  tmux_name: string
+  /** Absent for an in-place session, which makes no worktree. */
+  worktree?: {
+    path: string
+    branch: string
+    /** False when the branch existed before: then it is the user's, never deleted. */
+    branch_created: boolean
+  }
+}
+
+/** The pieces committed records use: an intent never undoes one of them. */
+interface InUse {
+  tmuxNames: Set<string>
+  paths: Set<string>
+  branches: Set<string>
+}
+
+function inUse(records: Iterable<SessionRecord>): InUse {
+  const used: InUse = { tmuxNames: new Set(), paths: new Set(), branches: new Set() }
+  for (const record of records) {
+    for (const tab of record.tabs) if (tab.tmux_name) used.tmuxNames.add(tab.tmux_name)
+    used.paths.add(record.path)
+    if (record.archived_path) used.paths.add(record.archived_path)
+    used.branches.add(`${record.repo_path}\0${record.branch}`)
+  }
+  return used
+}
+
+/** `creating/<id>.json` under SERVICE_HOME: one intent per CreateSession in flight. */
+export class CreationJournal {
+  constructor(
+    private readonly dir: string,
+    private readonly tmux: Tmux,
+    private readonly log: Logger,
+  ) {}
+
+  private file(id: string): string {
+    return join(this.dir, `${id}.json`)
+  }
+
+  async begin(intent: CreationIntent): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    await writeFileDurable(this.file(intent.id), `${JSON.stringify(intent)}\n`)
+  }
+
+  /**
+   * The record is committed (or everything is undone): the intent is spent. Never fails:
+   * an intent left beside its record is only dropped at the next start.
+   */
+  async end(id: string): Promise<void> {
+    await unlink(this.file(id)).catch(() => {})
+  }
+
+  /**
+   * Removes what an intent made, skipping anything a committed record uses, then the
+   * intent itself. Callers hold the repository's git queue (or run before any session work).
+   */
+  async undo(intent: CreationIntent, records: Iterable<SessionRecord>, env: NodeJS.ProcessEnv): Promise<void> {
+    const used = inUse(records)
+    if (!used.tmuxNames.has(intent.tmux_name)) await this.tmux.killSessions([intent.tmux_name])
+    const worktree = intent.worktree
+    if (worktree && !used.paths.has(worktree.path) && existsSync(worktree.path)) {
+      await removeWorktree(intent.repo_path, worktree.path, env)
+    }
+    if (worktree?.branch_created && !used.branches.has(`${intent.repo_path}\0${worktree.branch}`)) {
+      await deleteBranch(intent.repo_path, worktree.branch, env)
+    }
+    await this.end(intent.id)
+  }
+
+  /**
+   * At start, before any session work: intents whose record was committed are dropped,
+   * the rest undone. One that cannot be undone now stays for the next start.
+   */
+  async reconcile(records: ReadonlyMap<string, SessionRecord>, env: NodeJS.ProcessEnv): Promise<void> {
+    for (const intent of await this.pending()) {
+      if (records.has(intent.id)) {
+        await this.end(intent.id)
+        continue
+      }
+      try {
+        await this.undo(intent, records.values(), env)
+        this.log.warn(
+          { session: intent.title, repo: intent.repo_path, worktree: intent.worktree?.path },
+          'removed what an interrupted CreateSession left behind',
+        )
+      } catch (error) {
+        this.log.error({ err: error, session: intent.title }, 'could not remove what an interrupted CreateSession left behind')
+      }
+    }
+  }
+
+  private async pending(): Promise<CreationIntent[]> {
+    const names = await readdir(this.dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
+      throw error
+    })
+    const intents: CreationIntent[] = []
+    for (const name of names.filter((entry) => entry.endsWith('.json'))) {
+      try {
+        intents.push(JSON.parse(await readFile(join(this.dir, name), 'utf8')) as CreationIntent)
+      } catch (error) {
+        // Written atomically before anything it names existed, so this one was not written by a daemon.
+        this.log.error({ err: error, file: name }, 'unreadable creation intent removed')
+        await unlink(join(this.dir, name)).catch(() => {})
+      }
+    }
+    return intents
+  }
+}

@@ -1,0 +1,12 @@
+// Types of kill-loop.mjs, for the reliability test that shares it with the bench.
+export interface KillLoopFigures {
+  cycles: number
+  acked: number
+  attempted: number
+  lost: string[]
+  firstWriteMs: number[]
+  startMs: number[]
+  leftByKills: number
+  leftAfterStart: string[]
+}
+export function killLoop(options: { dir: string; cycles: number; seed?: number; writers?: number }): Promise<KillLoopFigures>
