@@ -166,6 +166,7 @@ describe('cookie login', () => {
       expect((await register(tcp, repo, { cookie })).status).toBe(200)
     }
     expect((await daemon.client.call('ListProjects')).projects).toHaveLength(1)
+    expect((await send(tcp, 'GET', `//evil.example/x?token=${token}`)).headers.location).toBe('/x')
     expect((await send(tcp, 'GET', `/?token=${token}x`)).status).toBe(401)
     expect((await send(tcp, 'GET', '/v1/health', { headers: { cookie: `svc_login_${tcp.port}=forged` } })).status).toBe(401)
     expect((await send(tcp, 'GET', `/v1/health`, { headers: { cookie: `svc_login_${tcp.port}=${token}` } })).status).toBe(401)

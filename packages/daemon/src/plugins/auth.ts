@@ -53,7 +53,8 @@ function cookieToken(request: FastifyRequest): string | undefined {
 function withoutToken(url: string): string {
   const parsed = new URL(url, 'http://svc')
   for (const name of QUERY_TOKENS) parsed.searchParams.delete(name)
-  return parsed.pathname + parsed.search
+  // One leading slash: `//host/…` would send the browser to another host.
+  return parsed.pathname.replace(/^\/+/, '/') + parsed.search
 }
 
 /** A browser opening the login URL: a plain GET (not a WebSocket upgrade) carrying the token in its query. */
