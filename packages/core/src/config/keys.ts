@@ -64,6 +64,9 @@ function userName(): string {
   }
 }
 
+/** How a purpose starts for a key this version stores but does not act on yet. */
+export const RESERVED = 'Reserved, not served yet:'
+
 /** Every user-facing global key. Dotted names are nested objects in config.json. */
 export const CONFIG_KEYS = {
   default_program: key(
@@ -79,7 +82,7 @@ export const CONFIG_KEYS = {
   session_env_passthrough: key(
     envNames,
     [] as string[],
-    'Extra environment variable names (exact) passed to agent panes, shell and process tabs, and post-worktree commands',
+    'Extra environment variable names (exact) passed to agent panes, tabs, watch commands and the git commands the daemon runs for sessions',
   ),
   'network.listen_addr': key(
     address,
@@ -112,7 +115,7 @@ export const CONFIG_KEYS = {
   'network.preview_listen_addr': key(
     address,
     '',
-    'Listener that serves web tabs from their own origins, same machine only ("" = off); rebinds in place',
+    `${RESERVED} the preview listener that would serve web tabs from their own origins; this version stores the address and reports it in health, but binds nothing and serves no previews`,
     { aliases: ['preview_listen_addr'] },
   ),
   daemon_poll_interval: key(
@@ -139,10 +142,18 @@ export const CONFIG_KEYS = {
     10_000,
     'Wait before automatically restoring a lost session; doubles per attempt (6 attempts) up to 5 minutes',
   ),
-  root_agents: key(list(absolutePath), [] as string[], 'Project roots that get a root agent session at daemon start', {
-    applies: 'next-start',
-  }),
-  root_agent: key(string(), '', 'Agent for root sessions ("" = default_program)', { applies: 'next-start' }),
+  root_agents: key(
+    list(absolutePath),
+    [] as string[],
+    `${RESERVED} project roots opted in to a root agent session; this version stores the list (removing a project drops it) but starts no root sessions`,
+    { applies: 'next-start' },
+  ),
+  root_agent: key(
+    string(),
+    '',
+    `${RESERVED} agent for root sessions ("" = default_program); this version starts no root sessions`,
+    { applies: 'next-start' },
+  ),
   log_max_size_mb: key(int(1, 1024), 10, 'Rotate daemon.log when it reaches this many megabytes'),
   log_max_backups: key(int(1, 100), 3, 'Rotated daemon.log files to keep'),
 } as const

@@ -28,6 +28,10 @@ describe('route table', () => {
     for (const route of routes) expect(objectsAllowingExtras(route.request as never), route.name).toEqual([])
   })
 
+  it('uses exact response schemas everywhere, so the test harness catches a drifting shape', () => {
+    for (const route of routes) expect(objectsAllowingExtras(route.response as never), route.name).toEqual([])
+  })
+
   it('looks routes up by name and path, and lists public ones in the catalog', () => {
     expect(routeNamed('Snapshot').path).toBe('/v1/Snapshot')
     expect(routeAt('/v1/GetConfig')?.name).toBe('GetConfig')

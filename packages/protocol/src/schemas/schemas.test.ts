@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { TSchema } from 'typebox'
-import * as accounts from './accounts.js'
-import * as config from './config.js'
-import * as projects from './projects.js'
+import { routes } from '../routes/index.js'
 import * as sessions from './sessions.js'
-import * as tabs from './tabs.js'
 import * as tasks from './tasks.js'
-
-const all: Record<string, unknown> = { ...sessions, ...tabs, ...projects, ...accounts, ...config, ...tasks }
 
 /** The request fields the API document lists per operation. */
 const documented: Record<string, string[]> = {
@@ -49,11 +44,24 @@ const documented: Record<string, string[]> = {
 
 const properties = (schema: unknown) => Object.keys((schema as { properties: object }).properties).sort()
 
-describe('the whole contract', () => {
-  it.each(Object.entries(documented))('%s has exactly the documented request fields and a response', (name, fields) => {
-    expect(properties(all[`${name}Request`])).toEqual([...fields].sort())
-    expect(all[`${name}Response`]).toBeDefined()
+const served = new Map<string, TSchema>(routes.map((route) => [route.name, route.request]))
+/** Documented operations this version does not serve: their schemas are covered by no test. */
+const unserved = Object.keys(documented).filter((name) => !served.has(name))
+
+describe('the served contract', () => {
+  it.each(Object.entries(documented).filter(([name]) => served.has(name)))(
+    '%s is served with exactly the documented request fields',
+    (name, fields) => {
+      expect(properties(served.get(name))).toEqual([...fields].sort())
+    },
+  )
+
+  it('serves only documented operations, besides the health probe', () => {
+    expect([...served.keys()].filter((name) => name !== 'Health' && !(name in documented))).toEqual([])
   })
+
+  // Listed as to-do, not passed: a schema nothing serves proves nothing about the daemon.
+  for (const name of unserved) it.todo(`${name}: not served in this version, so its schema is untested`)
 
   it('has the nested task, update and expect objects', () => {
     const add = (tasks.AddTaskRequest.properties.task as TSchema & { properties: object })
