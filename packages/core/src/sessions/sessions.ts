@@ -11,7 +11,7 @@ import type { TaskGuard } from '../tasks-port.js'
 import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
 import { liveOrRefuse, Prompts } from './prompts.js'
-import { selectSessions, type SnapshotFilters } from './query.js'
+import type { SnapshotFilters } from './query.js'
 import { stateOf, type SessionRecord, type SessionWire } from './record.js'
 import { Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
@@ -118,7 +118,7 @@ export class Sessions {
 
   /** The Snapshot response as JSON text. */
   snapshotJson(filters: SnapshotFilters): string {
-    return this.table.wire.snapshotJson(selectSessions(this.table.records.values(), filters))
+    return this.table.wire.snapshotJson(this.table.records, filters)
   }
 
   /** The session object as clients see it. */
