@@ -110,8 +110,9 @@ export class Sessions {
     this.observer.start()
   }
 
-  close(): Promise<void> {
-    return this.observer.close()
+  async close(): Promise<void> {
+    await this.observer.close()
+    this.tmux.close()
   }
 
   // ---------------------------------------------------------------- queries
