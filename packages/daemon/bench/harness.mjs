@@ -151,12 +151,12 @@ export async function versusBare(daemon, route, count) {
   }
 }
 
-/** The report rows of a `versusBare` comparison. */
-export function latencyRows({ floor, svc }, target) {
+/** The report rows of a `versusBare` comparison, with the targets of the p50 ratio and of the daemon's own figures. */
+export function latencyRows({ floor, svc }, targets) {
   return [
     ['floor: bare node:http, same bytes', fmt.spread(floor)],
-    ['svc daemon', `${fmt.spread(svc)}${target ? `  (target ${target})` : ''}`],
-    ['p50 ratio to the floor', (percentile(svc, 50) / percentile(floor, 50)).toFixed(2)],
+    ['svc daemon', `${fmt.spread(svc)}${targets.svc ? `  (target ${targets.svc})` : ''}`],
+    ['p50 ratio to the floor', fmt.ratio(percentile(svc, 50) / percentile(floor, 50), targets.ratio)],
   ]
 }
 

@@ -1,6 +1,7 @@
-// GET /v1/health and an empty Snapshot over the daemon's socket, against a bare
-// node:http server on a Unix socket answering the same bytes, in the same run; a bare
-// Fastify answering them too shows how much of the gap is the framework's own.
+// GET /v1/health and an empty Snapshot over the daemon's socket, against a bare Fastify
+// on a Unix socket answering the same bytes (the floor the daemon's own hooks and
+// handlers are measured against), in the same run; a bare node:http server answering
+// them too shows how much is the framework's own.
 import { createClient } from '@svc/protocol'
 import { compare, fmt, report, startBare, startDaemon } from './harness.mjs'
 
@@ -34,7 +35,8 @@ export async function run() {
         ['bare node:http', row(figures.floor)],
         ['bare Fastify (the framework alone)', row(figures.fastify)],
         ['svc daemon', row(figures.svc)],
-        ['throughput ratio', fmt.ratio(figures.svc.rps / figures.floor.rps, '>= 0.70')],
+        ['throughput ratio to bare Fastify', fmt.ratio(figures.svc.rps / figures.fastify.rps, '>= 0.90')],
+        ['throughput ratio to node:http', (figures.svc.rps / figures.floor.rps).toFixed(2)],
         ['bare Fastify to node:http', (figures.fastify.rps / figures.floor.rps).toFixed(2)],
       ])
     }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { Launcher } from './launcher.js'
 
 /** Server options applied with every session creation, so the first one gets them too. */
 const SERVER_OPTIONS: string[][] = [
@@ -63,26 +64,47 @@ const paneTarget = (name: string) => `=${name}:`
  */
 export class Tmux {
   private readonly serverEnv: NodeJS.ProcessEnv
+  /** Starts the poll loop's tmux processes (looks and captures), which run every tick. */
+  private readonly launcher: Launcher
 
   constructor(
     readonly socket: string,
     source: NodeJS.ProcessEnv = process.env,
   ) {
     this.serverEnv = Object.fromEntries(SERVER_ENV_NAMES.flatMap((name) => (source[name] ? [[name, source[name]]] : [])))
+    this.launcher = new Launcher(this.serverEnv)
+  }
+
+  private args(commands: string[][]): string[] {
+    return ['-S', this.socket, ...commands.flatMap((command, i) => (i === 0 ? command : [';', ...command]))]
+  }
+
+  private failure(commands: string[][], message: string, stdout: string): TmuxError {
+    const noServer = /no server running|error connecting to|No such file or directory/.test(message)
+    return new TmuxError(`tmux ${commands[0]?.[0] ?? ''}: ${message}`, noServer, stdout)
   }
 
   /** Runs commands in one tmux process and returns its standard output. */
   run(commands: string[][], input?: string): Promise<string> {
-    const args = ['-S', this.socket, ...commands.flatMap((command, i) => (i === 0 ? command : [';', ...command]))]
     return new Promise((resolve, reject) => {
-      const child = execFile('tmux', args, { env: this.serverEnv, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const child = execFile('tmux', this.args(commands), { env: this.serverEnv, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
         if (!error) return resolve(stdout)
-        const message = (stderr || error.message).trim()
-        const noServer = /no server running|error connecting to|No such file or directory/.test(message)
-        reject(new TmuxError(`tmux ${commands[0]?.[0] ?? ''}: ${message}`, noServer, stdout))
+        reject(this.failure(commands, (stderr || error.message).trim(), stdout))
       })
       if (input !== undefined) child.stdin?.end(input)
     })
+  }
+
+  /** `run` for reads without input, started through the launcher shell. */
+  private async read(commands: string[][]): Promise<string> {
+    const { code, stdout, stderr } = await this.launcher.run(['tmux', ...this.args(commands)])
+    if (code === 0) return stdout
+    throw this.failure(commands, stderr.trim() || `exited with status ${code}`, stdout)
+  }
+
+  /** Stops the launcher shell. */
+  close(): void {
+    this.launcher.close()
   }
 
   async newSession(spec: NewSession): Promise<void> {
@@ -120,7 +142,7 @@ export class Tmux {
     const format = '#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{window_activity_flag}\t#{session_attached}'
     let output: string
     try {
-      output = await this.run([
+      output = await this.read([
         ['list-panes', '-a', '-F', format],
         ...clear.map((name) => ['kill-session', '-C', '-t', sessionTarget(name)]),
       ])
@@ -156,7 +178,7 @@ export class Tmux {
     ])
     let output: string
     try {
-      output = await this.run(commands)
+      output = await this.read(commands)
     } catch {
       // A pane that vanished mid-list: capture the rest one by one.
       if (names.length === 1) return captured

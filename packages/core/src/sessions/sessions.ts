@@ -12,7 +12,7 @@ import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
 import { CreationJournal } from './reconcile.js'
 import { liveOrRefuse, Prompts } from './prompts.js'
-import { selectSessions, type SnapshotFilters } from './query.js'
+import type { SnapshotFilters } from './query.js'
 import { stateOf, type SessionRecord, type SessionWire } from './record.js'
 import { Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
@@ -112,15 +112,16 @@ export class Sessions {
     this.observer.start()
   }
 
-  close(): Promise<void> {
-    return this.observer.close()
+  async close(): Promise<void> {
+    await this.observer.close()
+    this.tmux.close()
   }
 
   // ---------------------------------------------------------------- queries
 
   /** The Snapshot response as JSON text. */
   snapshotJson(filters: SnapshotFilters): string {
-    return this.table.wire.snapshotJson(selectSessions(this.table.records.values(), filters))
+    return this.table.wire.snapshotJson(this.table.records, filters)
   }
 
   /** The session object as clients see it. */

@@ -71,3 +71,15 @@ export function healthOf(task: TaskRecord, live: LiveState, now: Date, pollMs: n
     overdue: first !== undefined && first.getTime() <= now.getTime() - pollMs,
   }
 }
+
+/**
+ * The instant a `health` derived now may next read differently with the same task and
+ * live state: when another occurrence is missed, or when the first missed one turns
+ * overdue. Health that does not move with time holds forever.
+ */
+export function healthHoldsUntil(task: TaskRecord, health: Health, pollMs: number, missed: MissedOccurrences): number {
+  if (health.arming !== 'armed' || health.unassessable) return Number.POSITIVE_INFINITY
+  const nextMissed = missed.countHoldsUntil(task.id)
+  const first = health.missed_occurrences > 0 && !health.overdue ? missed.firstOf(task.id) : undefined
+  return first === undefined ? nextMissed : Math.min(nextMissed, first + pollMs)
+}

@@ -40,6 +40,21 @@ export class MissedOccurrences {
     return { count: tally.count, ...(tally.count > 0 && tally.first !== undefined ? { first: new Date(tally.first) } : {}) }
   }
 
+  /**
+   * When the last count for `id` stops holding: its next uncounted occurrence, or never
+   * once the count is capped or the schedule has no more occurrences.
+   */
+  countHoldsUntil(id: string): number {
+    const tally = this.tallies.get(id)
+    return tally?.next !== undefined && tally.count <= this.cap ? tally.next : Number.POSITIVE_INFINITY
+  }
+
+  /** The first counted occurrence of `id`, if any. */
+  firstOf(id: string): number | undefined {
+    const tally = this.tallies.get(id)
+    return tally && tally.count > 0 ? tally.first : undefined
+  }
+
   /** Forgets tasks that are no longer stored. */
   retain(ids: Set<string>): void {
     for (const id of this.tallies.keys()) if (!ids.has(id)) this.tallies.delete(id)

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import pino from 'pino'
+import type { Static } from 'typebox'
+import type { ListTasksResponse } from '@svc/protocol'
 import { afterEach, expect, it, vi } from 'vitest'
 import { systemClock } from '../infra/clock.js'
 import type { Config } from '../config/config.js'
@@ -10,6 +12,8 @@ import type { SessionPort } from '../tasks-port.js'
 import { NO_SESSIONS } from './runs.js'
 import { TaskStore } from './store.js'
 import { Tasks } from './tasks.js'
+
+type ListTasksResponseT = Static<typeof ListTasksResponse>
 
 let dir = ''
 /** The engines a test opened, closed after it. */
@@ -53,12 +57,12 @@ it('refuses runs and target checks loudly until sessions are attached, and recor
   await tasks.restore()
   await tasks.add({ task: { id: 'lonely', cron_expr: '0 0 1 1 *', prompt: 'p', project_path: dir } })
   await expect(tasks.trigger({ id: 'lonely' })).rejects.toThrow(NO_SESSIONS)
-  const [task] = (await tasks.list()).tasks
+  const [task] = (JSON.parse(await tasks.listJson()) as ListTasksResponseT).tasks
   expect(task?.last_run_status).toBe(`failed: ${NO_SESSIONS}`)
   await expect(tasks.add({ task: { cron_expr: '0 0 1 1 *', prompt: 'p', project_path: dir, target_session: 's' } })).rejects.toThrow(
     NO_SESSIONS,
   )
-  expect((await tasks.list()).tasks).toHaveLength(1)
+  expect((JSON.parse(await tasks.listJson()) as ListTasksResponseT).tasks).toHaveLength(1)
 })
 
 it('reports a run that happened but could not be recorded as committed, never as a plain failure', async () => {
@@ -119,7 +123,7 @@ it('never lets a read that started before a write undo it', async () => {
   })
   // Another writer changes the file, so the engine reloads it.
   await other.transact((doc) => ({ result: undefined, next: doc }))
-  void tasks.list()
+  void tasks.listJson()
   await vi.waitFor(() => expect(heldRead).toBeDefined())
   await tasks.update({ id: 'nightly', update: { enabled: false } })
   release()

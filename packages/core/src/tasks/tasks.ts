@@ -6,7 +6,6 @@ import type { Static } from 'typebox'
 import type {
   AddTaskRequest,
   ListOnCompleteResponse,
-  ListTasksResponse,
   RemoveTaskRequest,
   UpdateTaskRequest,
 } from '@svc/protocol'
@@ -19,7 +18,8 @@ import type { SessionPort, TaskGuard } from '../tasks-port.js'
 import { paneEnvironment } from '../infra/env.js'
 import { Automation } from './automation.js'
 import { WatchLedger } from './ledger.js'
-import { healthOf, MISSED_CAP } from './health.js'
+import { EncodedTasks } from './encoded.js'
+import { MISSED_CAP } from './health.js'
 import { MissedOccurrences } from './missed.js'
 import { OutcomeWriter } from './outcomes.js'
 import { EMPTY_DOCUMENT, kindOf, ON_COMPLETE, TASK_DEFAULTS, type TaskDocument, type TaskRecord, type TaskWire } from './record.js'
@@ -59,6 +59,7 @@ export class Tasks implements TaskGuard {
   /** Tasks being committed with an enabled target, so ArchiveSession sees them before they land. */
   private readonly claims = new Map<string, Set<string>>()
   private readonly missed = new MissedOccurrences(MISSED_CAP)
+  private readonly encoded: EncodedTasks
   /** Counts adopted reads and writes, so a slow read can tell that a newer one landed while it ran. */
   private adoptions = 0
   private fileWatch: FSWatcher | undefined
@@ -76,6 +77,7 @@ export class Tasks implements TaskGuard {
       ledger: this.ledger,
     }
     this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log)
+    this.encoded = new EncodedTasks(clock, options.config, (id) => this.automation.live(id), this.missed)
   }
 
   /** Connects the sessions that task runs go through; until then runs and target checks are refused. */
@@ -93,7 +95,7 @@ export class Tasks implements TaskGuard {
     // not block the event loop on a store of tasks long behind schedule.
     const doc = this.loaded.doc
     for (const [ordinal, task] of doc.tasks.entries()) {
-      this.encode(task, ordinal, doc)
+      this.encoded.encode(task, ordinal, doc)
       if (ordinal % 20 === 19) await new Promise((resume) => setImmediate(resume))
     }
     try {
@@ -129,9 +131,9 @@ export class Tasks implements TaskGuard {
     return { values: ON_COMPLETE.map((option) => ({ ...option })) }
   }
 
-  async list(): Promise<Static<typeof ListTasksResponse>> {
-    const doc = await this.current()
-    return { tasks: doc.tasks.map((task, ordinal) => this.encode(task, ordinal, doc)) }
+  /** The ListTasks response as JSON text. */
+  async listJson(): Promise<string> {
+    return this.encoded.listJson(await this.current())
   }
 
   /** Rules and the repository (a git call) are checked before joining the write queue, so concurrent adds overlap them. */
@@ -326,20 +328,15 @@ export class Tasks implements TaskGuard {
 
   private reconcile(): Promise<void> {
     if (this.closed) return Promise.resolve()
-    this.missed.retain(new Set(this.loaded.doc.tasks.map((task) => task.id)))
+    const ids = new Set(this.loaded.doc.tasks.map((task) => task.id))
+    this.missed.retain(ids)
+    this.encoded.retain(ids)
     return this.automation.reconcile(this.loaded.doc.tasks)
   }
 
   private encodeId(id: string): TaskWire {
     const doc = this.loaded.doc
     const ordinal = doc.tasks.findIndex((task) => task.id === id)
-    return this.encode(doc.tasks[ordinal] as TaskRecord, ordinal, doc)
-  }
-
-  private encode(task: TaskRecord, ordinal: number, doc: TaskDocument): TaskWire {
-    const now = this.options.clock.now()
-    const health = healthOf(task, this.automation.live(task.id), now, this.options.config.get('daemon_poll_interval'), this.missed)
-    // Object.assign, not a spread: five times faster here, which 1,000 tasks per read feel.
-    return Object.assign({}, task, health, { ordinal, store_generation: doc.store_generation })
+    return this.encoded.encode(doc.tasks[ordinal] as TaskRecord, ordinal, doc)
   }
 }

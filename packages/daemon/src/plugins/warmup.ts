@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { NotReady, type Core } from '@svc/core'
 import type { RouteGroup } from '@svc/protocol'
@@ -6,10 +6,15 @@ import type { RouteGroup } from '@svc/protocol'
 /** Groups whose answers depend on restored state; health and config answer at once. */
 const RESTORED_GROUPS: ReadonlySet<RouteGroup> = new Set(['sessions', 'tabs', 'tasks', 'projects'])
 
-/** Session and task routes answer a retryable 503 until the core has restored its state. */
+/**
+ * Session and task routes answer a retryable 503 until the core has restored its state.
+ * The check is a hook of those routes alone, so every other request skips it.
+ */
 export const warmup = fp(async (app: FastifyInstance, { core }: { core: Core }) => {
-  app.addHook('onRequest', (request, _reply, done) => {
-    const group = request.routeOptions.config.route?.group
-    done(core.phase !== 'ready' && group !== undefined && RESTORED_GROUPS.has(group) ? new NotReady() : undefined)
+  const notReady: onRequestHookHandler = (_request, _reply, done) => done(core.phase !== 'ready' ? new NotReady() : undefined)
+  app.addHook('onRoute', (route) => {
+    const group = route.config?.route?.group
+    if (group === undefined || !RESTORED_GROUPS.has(group)) return
+    route.onRequest = [...[route.onRequest ?? []].flat(), notReady]
   })
 })

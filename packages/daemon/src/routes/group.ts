@@ -9,13 +9,31 @@ export interface CallContext {
   tokenRequired: boolean
 }
 
+/** How many recent pre-encoded answers keep their envelope bytes. */
+const ENCODED_KEPT = 8
+
 /**
  * A response already encoded as JSON text, for handlers that cache their encoding
- * (a Snapshot of a large fleet); `T` is the shape the text holds.
+ * (a Snapshot of a large fleet); `T` is the shape the text holds. The envelope's bytes
+ * are kept for the last few texts, so an unchanged answer is written without encoding.
  */
 export class PreEncoded<T> {
   declare readonly shape: T
-  constructor(readonly json: string) {}
+  private static readonly recent = new Map<string, PreEncoded<unknown>>()
+  readonly body: Buffer
+
+  private constructor(json: string) {
+    this.body = Buffer.from(`{"data":${json},"error":null}`)
+  }
+
+  static of<T>(json: string): PreEncoded<T> {
+    const known = PreEncoded.recent.get(json)
+    if (known) return known as PreEncoded<T>
+    if (PreEncoded.recent.size >= ENCODED_KEPT) PreEncoded.recent.clear()
+    const encoded = new PreEncoded<T>(json)
+    PreEncoded.recent.set(json, encoded)
+    return encoded
+  }
 }
 
 type Result<N extends RouteName> = ResponseOf<N> | PreEncoded<ResponseOf<N>>
@@ -50,7 +68,7 @@ export function routeGroup<G extends RouteGroup>(group: G, handlers: GroupHandle
         handler: (request, reply) => {
           const result = handler(request.body as RequestOf<RouteName>, contextOf(request))
           const envelope = (data: Result<RouteName>) =>
-            data instanceof PreEncoded ? reply.type(JSON_TYPE).send(`{"data":${data.json},"error":null}`) : reply.send({ data, error: null })
+            data instanceof PreEncoded ? reply.type(JSON_TYPE).send(data.body) : reply.send({ data, error: null })
           return result instanceof Promise ? result.then(envelope) : envelope(result)
         },
       })

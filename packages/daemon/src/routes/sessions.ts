@@ -7,7 +7,7 @@ export function sessionRoutes({ sessions, config, env }: Core): GroupHandlers<'s
     ListBackends: () => backends(),
     ListPrograms: () => programs(config, env.PATH),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
-    Snapshot: (body) => new PreEncoded(sessions.snapshotJson(body)),
+    Snapshot: (body) => PreEncoded.of(sessions.snapshotJson(body)),
     KillSession: async (body) => {
       await sessions.kill(body)
       return { ok: true }

@@ -1,0 +1,69 @@
+import { expect, it } from 'vitest'
+import { TabKind } from '@svc/protocol'
+import { setState, type SessionRecord } from './record.js'
+import { WireCache } from './wire-cache.js'
+
+const record = (id: string, title: string): SessionRecord => {
+  const made: SessionRecord = {
+    id,
+    title,
+    repo_id: 'r',
+    repo_path: '/repo',
+    path: `/repo-${title}`,
+    branch: title,
+    branch_created: true,
+    program: 'claude',
+    account: '',
+    backend: 'local',
+    in_place: false,
+    created_at: '2026-01-01T00:00:00.000Z',
+    status: 0,
+    tabs: [{ id: `${id}-agent`, kind: TabKind.agent, name: 'agent', tmux_name: `svc_${title}` }],
+  }
+  setState(made, 'running')
+  return made
+}
+
+function fleet() {
+  const busy = new Set<string>()
+  const cache = new WireCache('boot', (id) => busy.has(id))
+  const records = new Map([['a', record('a', 'alpha')], ['b', record('b', 'beta')]])
+  const snapshot = (filters = {}) => cache.snapshotJson(records, filters)
+  const titles = (json: string) => (JSON.parse(json) as { instances: SessionWire[] }).instances
+  return { busy, cache, records, snapshot, titles }
+}
+type SessionWire = { title: string; liveness_name: string; idle_reason?: string; tabs: unknown[] }
+
+it('answers the very same text while nothing moved', () => {
+  const { snapshot } = fleet()
+  expect(snapshot()).toBe(snapshot())
+})
+
+it('shows a save, a lifecycle move, an operation in flight, an added and a removed session', () => {
+  const { busy, cache, records, snapshot, titles } = fleet()
+  const alpha = records.get('a') as SessionRecord
+  snapshot()
+  alpha.tabs.push({ id: 'a-shell', kind: TabKind.shell, name: 'shell', tmux_name: 'svc_alpha__shell' })
+  cache.changed('a')
+  expect(titles(snapshot())[0]?.tabs).toHaveLength(2)
+  setState(alpha, 'dead')
+  expect(titles(snapshot())[0]).toMatchObject({ liveness_name: 'dead', idle_reason: 'process-exited' })
+  busy.add('a')
+  expect(titles(snapshot())[0]?.idle_reason).toBeUndefined()
+  busy.delete('a')
+  expect(titles(snapshot())[0]?.idle_reason).toBe('process-exited')
+  records.set('c', record('c', 'gamma'))
+  expect(titles(snapshot()).map((session) => session.title)).toEqual(['alpha', 'beta', 'gamma'])
+  records.delete('b')
+  cache.forget('b')
+  expect(titles(snapshot()).map((session) => session.title)).toEqual(['alpha', 'gamma'])
+})
+
+it('keeps answers per filter set, each following the fleet', () => {
+  const { records, snapshot, titles } = fleet()
+  expect(titles(snapshot({ statuses: ['dead'] }))).toEqual([])
+  expect(titles(snapshot())).toHaveLength(2)
+  setState(records.get('b') as SessionRecord, 'dead')
+  expect(titles(snapshot({ statuses: ['dead'] })).map((session) => session.title)).toEqual(['beta'])
+  expect(() => snapshot({ statuses: ['sleepy'] })).toThrow(/unknown status/)
+})

@@ -1,0 +1,77 @@
+import { expect, it } from 'vitest'
+import type { Config } from '../config/config.js'
+import { EncodedTasks } from './encoded.js'
+import { MISSED_CAP, type LiveState } from './health.js'
+import { MissedOccurrences } from './missed.js'
+import type { TaskDocument, TaskRecord } from './record.js'
+
+// Cron runs in the local time zone; hourly boundaries below assume a whole-hour offset.
+process.env.TZ = 'UTC'
+
+const POLL = 1000
+const task = (fields: Partial<TaskRecord>): TaskRecord => ({
+  id: 'hourly',
+  name: '',
+  prompt: 'p',
+  cron_expr: '0 * * * *',
+  watch_cmd: '',
+  target_session: '',
+  max_concurrent_runs: 0,
+  on_complete: '',
+  project_path: '/repo',
+  repo_id: 'r',
+  program: '',
+  enabled: true,
+  created_at: '2026-01-01T00:30:00.000Z',
+  dropped_events: 0,
+  audit: [],
+  ...fields,
+})
+const docOf = (tasks: TaskRecord[], generation = 1): TaskDocument => ({ store_generation: generation, tasks, runs: [] })
+
+/** An encoder on a clock and live state the test moves by hand. */
+function encoder() {
+  const state = { now: new Date('2026-01-01T00:40:00Z'), live: {} as LiveState }
+  const config = { get: () => POLL } as unknown as Config
+  const encoded = new EncodedTasks({ now: () => state.now }, config, () => state.live, new MissedOccurrences(MISSED_CAP))
+  const list = (doc: TaskDocument) => {
+    const json = encoded.listJson(doc)
+    return { json, tasks: (JSON.parse(json) as { tasks: Array<Record<string, unknown>> }).tasks }
+  }
+  return { state, list }
+}
+
+it('answers the very same text while nothing moved', () => {
+  const { list } = encoder()
+  const doc = docOf([task({})])
+  expect(list(doc).json).toBe(list(doc).json)
+})
+
+it('derives missed occurrences and overdue again as time passes', () => {
+  const { state, list } = encoder()
+  const doc = docOf([task({})])
+  expect(list(doc).tasks[0]).toMatchObject({ missed_occurrences: 0, overdue: false })
+  state.now = new Date('2026-01-01T01:00:00.500Z')
+  expect(list(doc).tasks[0]).toMatchObject({ missed_occurrences: 1, overdue: false })
+  state.now = new Date('2026-01-01T01:00:01.500Z')
+  expect(list(doc).tasks[0]).toMatchObject({ missed_occurrences: 1, overdue: true })
+  state.now = new Date('2026-01-01T03:10:00Z')
+  expect(list(doc).tasks[0]).toMatchObject({ missed_occurrences: 3, overdue: true })
+})
+
+it('follows a run, a store write and the live schedule', () => {
+  const { state, list } = encoder()
+  state.now = new Date('2026-01-01T02:10:00Z')
+  expect(list(docOf([task({})])).tasks[0]).toMatchObject({ missed_occurrences: 2, overdue: true })
+  // The run is stored: a new document with the task's last_run_at.
+  const ran = docOf([task({ last_run_at: '2026-01-01T02:00:00.100Z' })], 2)
+  expect(list(ran).tasks[0]).toMatchObject({ missed_occurrences: 0, overdue: false, store_generation: 2 })
+  state.live = { next: new Date('2026-01-01T03:00:00Z') }
+  expect(list(ran).tasks[0]).toMatchObject({ next_run_at: '2026-01-01T03:00:00.000Z' })
+  // The scheduler fired: health counts from the firing before the run's result is stored.
+  state.now = new Date('2026-01-01T03:00:00.200Z')
+  state.live = { next: new Date('2026-01-01T04:00:00Z'), firedAt: new Date('2026-01-01T03:00:00.100Z') }
+  expect(list(ran).tasks[0]).toMatchObject({ missed_occurrences: 0, next_run_at: '2026-01-01T04:00:00.000Z' })
+  const disabled = docOf([task({ enabled: false })], 3)
+  expect(list(disabled).tasks[0]).toMatchObject({ arming: 'disabled', store_generation: 3 })
+})
