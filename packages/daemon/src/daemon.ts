@@ -46,8 +46,8 @@ async function restoreGate(env: NodeJS.ProcessEnv): Promise<void> {
 
 /**
  * Start-up, in order: resolve SERVICE_HOME, take the singleton lock, clear what a killed
- * daemon left (locks, temp files), load config, bind
- * the sockets, write daemon.pid, then restore state (phase warming, then ready).
+ * daemon left (locks, temp files), load config, bind the sockets, write daemon.pid, then
+ * restore state (phase warming, then ready).
  */
 export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
   const paths = servicePaths(resolveServiceHome(env))
