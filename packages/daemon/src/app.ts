@@ -37,6 +37,7 @@ export interface App {
 export async function buildApp({ core, log, token, listeners }: AppOptions): Promise<App> {
   let handler: RequestListener | undefined
   const fastify = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it picks Fastify's logger type parameter, which App names
     loggerInstance: log as FastifyBaseLogger,
     // Per-request lines would flood daemon.log; failures are logged where they are mapped.
     logController: new LogController({ disableRequestLogging: true }),
@@ -48,7 +49,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     serverFactory: (requestHandler) => {
-      handler = requestHandler as RequestListener
+      handler = requestHandler
       return createServer(requestHandler)
     },
   })

@@ -91,7 +91,7 @@ export class TcpListener {
     } catch (error) {
       this.error = `cannot listen on ${addr}: ${(error as Error).message}`
       this.log.error({ listener: this.name, addr }, this.error)
-      throw new Error(this.error + (this.active ? `; still serving on ${this.status().addr}` : ''))
+      throw new Error(this.error + (this.active ? `; still serving on ${this.status().addr}` : ''), { cause: error })
     }
     const previous = this.active
     this.active = { server: next, addr }

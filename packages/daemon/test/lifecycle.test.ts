@@ -39,7 +39,7 @@ const running = (starter: Starter) => starter.child.exitCode === null && starter
 
 /** A pid no process has any more. */
 function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', '']).pid as number
+  return spawnSync(process.execPath, ['-e', '']).pid
 }
 
 describe('state directory', () => {

@@ -7,7 +7,7 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
-const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid
 
 it('tells a running process from an exited one (ESRCH)', () => {
   expect(alive(process.pid)).toBe(true)

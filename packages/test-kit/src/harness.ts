@@ -21,13 +21,13 @@ export function tempDir(): Promise<string> {
 export function tempHomes() {
   const dirs: string[] = []
   return {
-    async make(): Promise<string> {
+    make: async (): Promise<string> => {
       const dir = await tempDir()
       dirs.push(dir)
       return dir
     },
     /** Adopts a directory made elsewhere, such as a started daemon's home. */
-    keep(dir: string): void {
+    keep: (dir: string): void => {
       dirs.push(dir)
     },
     release: () => cleanup(...dirs.splice(0)),

@@ -52,7 +52,7 @@ function pattern(value: string) {
   try {
     new RegExp(value, 'i')
   } catch (error) {
-    throw new Error(`${quote(value)} is not a valid regular expression: ${(error as Error).message}`)
+    throw new Error(`${quote(value)} is not a valid regular expression: ${(error as Error).message}`, { cause: error })
   }
 }
 
@@ -76,7 +76,7 @@ export const CONFIG_KEYS = {
   ),
   program_overrides: key(
     map(nonEmpty),
-    {} as Record<string, string>,
+    {},
     'Command line for a known agent name, e.g. program_overrides.claude = "claude --model opus"; approval flags go here',
   ),
   session_env_passthrough: key(
@@ -128,7 +128,7 @@ export const CONFIG_KEYS = {
   }),
   limit_patterns: key(
     map(pattern),
-    {} as Record<string, string>,
+    {},
     'Usage-limit banner per agent (case-insensitive regular expression), replacing the built-in one',
   ),
   limit_auto_resume: key(bool, false, 'Resume sessions parked at a usage limit automatically'),

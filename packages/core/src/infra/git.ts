@@ -15,7 +15,7 @@ export async function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv):
     return stdout
   } catch (error) {
     const failure = error as { stderr?: string; message: string }
-    throw new Error(`git ${args[0]}: ${(failure.stderr || failure.message).trim()}`)
+    throw new Error(`git ${args[0]}: ${(failure.stderr || failure.message).trim()}`, { cause: error })
   }
 }
 

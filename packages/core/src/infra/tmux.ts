@@ -187,7 +187,7 @@ export class Tmux {
     }
     const parts = output.split(`${SEPARATOR}\n`).slice(1)
     names.forEach((name, i) => {
-      if (parts[i] !== undefined) captured.set(name, parts[i] as string)
+      if (parts[i] !== undefined) captured.set(name, parts[i])
     })
     return captured
   }

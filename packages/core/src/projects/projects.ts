@@ -36,7 +36,7 @@ export class Projects {
     } catch (error) {
       const aside = `${this.paths.projects}.corrupt-${Date.now()}`
       await rename(this.paths.projects, aside)
-      throw new Error(`${this.paths.projects} is not valid (${(error as Error).message}); it was moved to ${aside}`)
+      throw new Error(`${this.paths.projects} is not valid (${(error as Error).message}); it was moved to ${aside}`, { cause: error })
     }
   }
 

@@ -64,7 +64,7 @@ async function pasteAndVerify(
   await tmux.paste(name, prompt)
   if (baseline === undefined) return { status: 'could-not-confirm' }
   const deadline = Date.now() + timing.timeoutMs
-  let seen: 'whole' | 'head' | 'none' = 'none'
+  let seen: 'whole' | 'head' | 'none'
   let screen: string
   for (;;) {
     await sleep(timing.intervalMs)

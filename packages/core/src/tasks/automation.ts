@@ -137,6 +137,7 @@ export class Automation {
         const current = this.taskOf(id)
         if (current) await this.runs.dispatch(current, renderPrompt(current.prompt, line), this.clock.now())
       },
+      // Nobody waits on these outcomes: recordOrLog logs a failed write.
       (count) => void this.outcomes.recordOrLog({ task_id: id, dropped: count }),
     )
     const watch: Watch = {

@@ -35,6 +35,7 @@ export class WatchLedger {
     private readonly log: Logger,
   ) {}
 
+  // add and remove do not wait for the file: save() is queued, logs a failure, and each save writes the whole list.
   add(pgid: number, command: string): void {
     this.groups.set(pgid, command)
     void this.save()

@@ -44,7 +44,7 @@ function recordOf(raw: Record<string, unknown>, path: string): TaskRecord {
   for (const field of STORED_FIELDS) if (raw[field] !== undefined) record[field] = raw[field]
   if (record.on_complete === 'keep') record.on_complete = ''
   if (!ON_COMPLETE.some((option) => option.value === record.on_complete)) {
-    throw corrupt(path, `task ${record.id} has on_complete "${record.on_complete}"`)
+    throw corrupt(path, `task ${String(record.id)} has on_complete ${JSON.stringify(record.on_complete)}`)
   }
   return record as unknown as TaskRecord
 }

@@ -112,6 +112,7 @@ it('never lets a read that started before a write undo it', async () => {
   const { repo_id } = (await tasks.add({ task: cron('nightly', { target_session: 'desk' }) })).task
   // The engine's next read of the file (its file watch or a list, whichever comes first) is held after reading.
   const other = new TaskStore(join(dir, 'tasks.json'))
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the store it is spied on for
   const load = TaskStore.prototype.load
   let release!: () => void
   const held = new Promise<void>((resolve) => (release = resolve))

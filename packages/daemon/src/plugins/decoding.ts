@@ -75,7 +75,7 @@ export const decoding = fp(async (app: FastifyInstance) => {
   })
 
   app.addHook('preValidation', (request, _reply, done) => {
-    const route = request.routeOptions.config.route as RouteDef | undefined
+    const route = request.routeOptions.config.route
     if (!route || route.method !== 'POST') return done()
     if (request.body === undefined || request.body === null) request.body = {}
     const header = request.headers[CLIENT_VERSION_HEADER]
