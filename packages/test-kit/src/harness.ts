@@ -79,7 +79,7 @@ export function send(
         try {
           checkReply(method, path, res.statusCode ?? 0, text)
         } catch (error) {
-          reject(error as Error)
+          reject(error instanceof Error ? error : new Error(String(error)))
           return
         }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: jsonOf(text) })

@@ -9,7 +9,7 @@ export function sessionPort(sessions: Sessions): SessionPort {
       return { id: record.id, title: record.title }
     },
     async deliver({ title, repo_path, program, prompt }) {
-      return (await sessions.deliverPromptTo({ title, repo_path, program, prompt })).status as 'started' | 'sent'
+      return (await sessions.deliverPromptTo({ title, repo_path, program, prompt })).status
     },
     async archive(id) {
       await sessions.archive({ id })

@@ -29,7 +29,7 @@ export class SessionStore {
     for (const name of names) {
       const path = join(this.dir, name)
       try {
-        records.push(fromStored(JSON.parse(await readFile(path, 'utf8'))))
+        records.push(fromStored(JSON.parse(await readFile(path, 'utf8')) as SessionRecord))
       } catch (error) {
         const aside = `${path}.corrupt-${Date.now()}`
         await rename(path, aside)

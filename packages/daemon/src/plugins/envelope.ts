@@ -56,8 +56,9 @@ function unknownRoute(reply: FastifyReply, path: string): FastifyReply {
  * Fastify's answer to a URL it cannot decode (`/v1/ListTasks%ZZ`), before any route or
  * hook: such a path names no route, so it is the unknown-route envelope.
  */
-export function answerFrameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return unknownRoute(reply, request.raw.url?.split('?')[0] ?? '')
+export function answerFrameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Sends at once; the reply's thenable side is not needed.
+  void unknownRoute(reply, request.raw.url?.split('?')[0] ?? '')
 }
 
 /** Every response is `{data, error}`; unknown paths are 404 and wrong verbs 405. */
