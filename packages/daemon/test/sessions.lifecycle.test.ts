@@ -82,11 +82,12 @@ it('drives a fake agent through create, prompt, tabs, archive, restore and kill'
 
   // restore: back next to the repository, agent and tabs respawned
   expect(await daemon.client.call('RestoreArchived', { title: 'fix-parser' })).toEqual({ ok: true, worktree_path: worktree })
+  // Read at once: a poll tick or two later the respawned agent may have settled to ready.
+  const restored = await session(daemon, 'fix-parser')
   expect(worktrees(repo)).toEqual([repo, worktree])
   expect(branches(repo)).toEqual(['agent/fix-parser', 'main'])
   expect(git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/fix-parser')
   expect(tmuxSessions(daemon.home)).toEqual([agentTmux, `${agentTmux}__dev-server`, `${agentTmux}__shell`])
-  const restored = await session(daemon, 'fix-parser')
   expect(restored).toMatchObject({ liveness_name: 'running', path: worktree })
   expect(restored).not.toHaveProperty('archived_path')
   expect(restored).not.toHaveProperty('last_pane_churn_at')

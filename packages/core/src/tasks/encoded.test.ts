@@ -3,30 +3,14 @@ import type { Config } from '../config/config.js'
 import { EncodedTasks } from './encoded.js'
 import { MISSED_CAP, type LiveState } from './health.js'
 import { MissedOccurrences } from './missed.js'
+import { hourlyTask } from './task.fixture.js'
 import type { TaskDocument, TaskRecord } from './record.js'
 
 // Cron runs in the local time zone; hourly boundaries below assume a whole-hour offset.
 process.env.TZ = 'UTC'
 
 const POLL = 1000
-const task = (fields: Partial<TaskRecord>): TaskRecord => ({
-  id: 'hourly',
-  name: '',
-  prompt: 'p',
-  cron_expr: '0 * * * *',
-  watch_cmd: '',
-  target_session: '',
-  max_concurrent_runs: 0,
-  on_complete: '',
-  project_path: '/repo',
-  repo_id: 'r',
-  program: '',
-  enabled: true,
-  created_at: '2026-01-01T00:30:00.000Z',
-  dropped_events: 0,
-  audit: [],
-  ...fields,
-})
+const task = hourlyTask
 const docOf = (tasks: TaskRecord[], generation = 1): TaskDocument => ({ store_generation: generation, tasks, runs: [] })
 
 /** An encoder on a clock and live state the test moves by hand. */

@@ -1,29 +1,13 @@
 import { expect, it } from 'vitest'
 import { healthOf as derive, MISSED_CAP, type LiveState } from './health.js'
 import { MissedOccurrences } from './missed.js'
+import { hourlyTask } from './task.fixture.js'
 import type { TaskRecord } from './record.js'
 
 // Cron runs in the local time zone; hourly boundaries below assume a whole-hour offset.
 process.env.TZ = 'UTC'
 
-const task = (fields: Partial<TaskRecord>): TaskRecord => ({
-  id: 'health',
-  name: '',
-  prompt: 'p',
-  cron_expr: '0 * * * *',
-  watch_cmd: '',
-  target_session: '',
-  max_concurrent_runs: 0,
-  on_complete: '',
-  project_path: '/repo',
-  repo_id: 'r',
-  program: '',
-  enabled: true,
-  created_at: '2026-01-01T00:30:00.000Z',
-  dropped_events: 0,
-  audit: [],
-  ...fields,
-})
+const task = (fields: Partial<TaskRecord>): TaskRecord => hourlyTask({ id: 'health', ...fields })
 const at = (time: string) => new Date(`2026-01-01T${time}Z`)
 const POLL = 1000
 const healthOf = (task: TaskRecord, live: LiveState, now: Date, poll: number) => derive(task, live, now, poll, new MissedOccurrences(MISSED_CAP))

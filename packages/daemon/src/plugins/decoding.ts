@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
+import type { FastifyInstance, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Value from 'typebox/value'
@@ -74,13 +74,18 @@ export const decoding = fp(async (app: FastifyInstance) => {
     done(null, value)
   })
 
-  app.addHook('preValidation', (request, _reply, done) => {
-    const route = request.routeOptions.config.route
-    if (!route || route.method !== 'POST') return done()
-    if (request.body === undefined || request.body === null) request.body = {}
-    const header = request.headers[CLIENT_VERSION_HEADER]
-    if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, request.body)
-    done()
+  // A hook of the POST routes alone, holding its route: GET requests skip it, and no
+  // request pays for reading its route options.
+  app.addHook('onRoute', (options) => {
+    const route = options.config?.route
+    if (route?.method !== 'POST') return
+    const decode: preValidationHookHandler = (request, _reply, done) => {
+      if (request.body === undefined || request.body === null) request.body = {}
+      const header = request.headers[CLIENT_VERSION_HEADER]
+      if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, request.body)
+      done()
+    }
+    options.preValidation = [...[options.preValidation ?? []].flat(), decode]
   })
 })
 

@@ -21,7 +21,7 @@ export const HealthResponse = Closed({
 })
 
 /** What a browser needs before it has logged in; answered without a token. */
-export const AuthInfoResponse = Type.Object({
+export const AuthInfoResponse = Closed({
   /** Whether this listener asks this caller for the token. */
   token_required: Type.Boolean(),
   /** A valid `?token=` on a GET is traded for a session cookie. */

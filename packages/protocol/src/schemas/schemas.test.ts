@@ -56,8 +56,9 @@ describe('the served contract', () => {
     },
   )
 
-  it('serves only documented operations, besides the health probe', () => {
-    expect([...served.keys()].filter((name) => name !== 'Health' && !(name in documented))).toEqual([])
+  it('serves only documented operations in the catalog, besides the health probe', () => {
+    const catalogued = routes.filter((route) => route.public).map((route) => route.name)
+    expect(catalogued.filter((name) => name !== 'Health' && !(name in documented))).toEqual([])
   })
 
   // Listed as to-do, not passed: a schema nothing serves proves nothing about the daemon.
