@@ -147,7 +147,8 @@ describe('the daemon on demand', () => {
     const env = await withConfig(await home())
     const result = await runCli(['health'], env)
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, phase: 'ready' })
+    // The first answer may come while the new daemon is still restoring its state.
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, phase: expect.stringMatching(/^(warming|ready)$/) })
     expect(existsSync(servicePaths(env.SERVICE_HOME as string).socket)).toBe(true)
   })
 
