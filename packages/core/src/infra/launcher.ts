@@ -77,24 +77,27 @@ export class Launcher {
       const finish = () => {
         if (code !== undefined && errorsDone) settle(() => resolve({ code: code as number, stdout, stderr }))
       }
-      const onOut = (chunk: string) => {
-        const from = Math.max(0, stdout.length - this.mark.length)
-        stdout += chunk
-        const at = stdout.indexOf(this.mark, from)
-        if (at === -1 || !stdout.endsWith('\n')) return
-        code = Number(stdout.slice(at + this.mark.length))
-        stdout = stdout.slice(0, at)
-        finish()
+      /** A stream's reader: its text before the mark, and what follows the mark, once that line is whole. */
+      const untilMark = (done: (text: string, tail: string) => void) => {
+        let text = ''
+        return (chunk: string) => {
+          const from = Math.max(0, text.length - this.mark.length)
+          text += chunk
+          const at = text.indexOf(this.mark, from)
+          if (at === -1 || !text.endsWith('\n')) return
+          done(text.slice(0, at), text.slice(at + this.mark.length))
+        }
       }
-      const onErr = (chunk: string) => {
-        const from = Math.max(0, stderr.length - this.mark.length)
-        stderr += chunk
-        const at = stderr.indexOf(this.mark, from)
-        if (at === -1 || !stderr.endsWith('\n')) return
-        stderr = stderr.slice(0, at)
+      const onOut = untilMark((text, tail) => {
+        stdout = text
+        code = Number(tail)
+        finish()
+      })
+      const onErr = untilMark((text) => {
+        stderr = text
         errorsDone = true
         finish()
-      }
+      })
       const onExit = () => settle(() => reject(new Error(`the launcher shell exited while running ${argv[0] ?? ''}`)))
       hold(shell, true)
       shell.stdout.on('data', onOut)
