@@ -1,4 +1,6 @@
-import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import websocket from '@fastify/websocket'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { MAX_BODY_BYTES } from '@svc/protocol'
@@ -16,6 +18,8 @@ import { sessionRoutes } from './routes/sessions.js'
 import { tabRoutes } from './routes/tabs.js'
 import { taskRoutes } from './routes/tasks.js'
 
+export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
+
 export interface AppOptions {
   core: Core
   log: Logger
@@ -27,8 +31,9 @@ export interface App {
   fastify: FastifyInstance
   /** The Unix socket server. */
   server: Server
-  /** Fastify's request handler, for the TCP listener to share. */
+  /** Fastify's request handler and WebSocket upgrade handler, for the TCP listener to share. */
   handler: RequestListener
+  upgrade: UpgradeListener
   /** Every route registered, as Fastify saw it. */
   served: Array<{ method: string; url: string }>
 }
@@ -61,6 +66,8 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
   await fastify.register(decoding)
   await fastify.register(networkSafety, { config: core.config, token, tokenPath: core.paths.token })
   await fastify.register(warmup, { core })
+  // Upgrades are routed through the same hooks as requests: the gate runs before any socket is accepted.
+  await fastify.register(websocket)
 
   const groups: AllHandlers = {
     health: healthRoutes(core, listeners),
@@ -74,5 +81,6 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))
   }
   await fastify.ready()
-  return { fastify, server: fastify.server, handler: handler as RequestListener, served }
+  const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
+  return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served }
 }

@@ -106,7 +106,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       }),
     })
     cleanups.push(() => app.fastify.close())
-    tcp = new TcpListener('tcp', app.handler, log)
+    tcp = new TcpListener('tcp', app.handler, app.upgrade, log)
     const network = tcp
     cleanups.push(() => network.close())
 

@@ -1,8 +1,10 @@
 import { chmod, unlink } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { Logger } from 'pino'
 import { formatListenAddress, isLoopbackHost, parseListenAddress } from '@svc/core'
+import type { UpgradeListener } from './app.js'
 import { answerClientError } from './client-error.js'
 
 /** What a TCP request carries about the listener it arrived on. */
@@ -59,6 +61,7 @@ export class TcpListener {
   constructor(
     private readonly name: string,
     private readonly handler: RequestListener,
+    private readonly upgrade: UpgradeListener,
     private readonly log: Logger,
   ) {}
 
@@ -84,6 +87,10 @@ export class TcpListener {
     const next = createServer((request, response) => {
       ;(request as Tagged)[ARRIVAL] = arrival
       this.handler(request, response)
+    })
+    next.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      ;(request as Tagged)[ARRIVAL] = arrival
+      this.upgrade(request, socket, head)
     })
     next.on('clientError', answerClientError)
     try {
