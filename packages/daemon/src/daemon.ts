@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { checkSocketPath, resolveServiceHome, servicePaths, SVC_VERSION, type ServicePaths } from '@svc/protocol'
 import { Config, Core, defaultSettings, exposureWarning, reclaimHome, shiftedClock, systemClock, type Clock, type Settings } from '@svc/core'
 import { buildApp, type App } from './app.js'
+import type { ListenerReport } from './routes/health.js'
 import { listenUnix, TcpListener } from './listeners.js'
 import { DaemonLog, type Rotation } from './log.js'
 import { acquireDaemonLock } from './singleton.js'
@@ -86,40 +87,35 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       })
     cleanups.push(removeOwn(paths.socket))
 
-    let unixBound = false
     let tcp: TcpListener | undefined
-    const app = await buildApp({
-      core,
-      log,
-      token,
-      listeners: () => ({
-        unixBound,
-        tcp: tcp?.status() ?? { configured: false, bound: false, addr: '' },
-        preview: {
-          configured: config.get('network.preview_listen_addr') !== '',
-          bound: false,
-          addr: '',
-          ...(config.get('network.preview_listen_addr') !== ''
-            ? { error: 'the preview listener is not available in this version' }
-            : {}),
-        },
-      }),
+    const previewStatus = () => ({
+      configured: config.get('network.preview_listen_addr') !== '',
+      bound: false,
+      addr: '',
+      ...(config.get('network.preview_listen_addr') !== '' ? { error: 'the preview listener is not available in this version' } : {}),
     })
+    // One report object until a listener changes: Health re-encodes only then.
+    let report: ListenerReport = { unixBound: false, tcp: { configured: false, bound: false, addr: '' }, preview: previewStatus() }
+    const reportListeners = (unixBound = report.unixBound) => {
+      report = { unixBound, tcp: tcp?.status() ?? report.tcp, preview: previewStatus() }
+    }
+    const app = await buildApp({ core, log, token, listeners: () => report })
     cleanups.push(() => app.fastify.close())
     tcp = new TcpListener('tcp', app.handler, app.upgrade, log)
     const network = tcp
     cleanups.push(() => network.close())
 
     await listenUnix(app.server, paths.socket)
-    unixBound = true
     // A failed bind is logged and reported by Health; the daemon serves on its socket regardless.
     await network.bind(config.get('network.listen_addr')).catch(() => {})
+    reportListeners(true)
     const exposure = exposureWarning(config.all())
     if (exposure) log.warn(exposure)
 
     config.onChange(async (next, _previous, key) => {
       // Writing the key again retries a bind that failed.
-      if (key === 'network.listen_addr') await network.bind(next['network.listen_addr'])
+      if (key === 'network.listen_addr') await network.bind(next['network.listen_addr']).finally(() => reportListeners())
+      if (key === 'network.preview_listen_addr') reportListeners()
       const warning = exposureWarning(next)
       if (warning) log.warn(warning)
     })

@@ -54,7 +54,8 @@ function retire(server: Server): Promise<void> {
  * old one, so a failed rebind leaves the old address serving.
  */
 export class TcpListener {
-  private active: { server: Server; addr: string } | undefined
+  /** `boundAddr` is read once at bind: Health asks on every call, and server.address() is a syscall. */
+  private active: { server: Server; addr: string; boundAddr: string } | undefined
   private configured = ''
   private error: string | undefined
 
@@ -66,11 +67,10 @@ export class TcpListener {
   ) {}
 
   status(): ListenerStatus {
-    const address = this.active?.server.address() as AddressInfo | null | undefined
     return {
       configured: this.configured !== '',
-      bound: address != null,
-      addr: address ? formatListenAddress({ host: address.address, port: address.port }) : '',
+      bound: this.active !== undefined,
+      addr: this.active?.boundAddr ?? '',
       ...(this.error === undefined ? {} : { error: this.error }),
     }
   }
@@ -101,7 +101,8 @@ export class TcpListener {
       throw new Error(this.error + (this.active ? `; still serving on ${this.status().addr}` : ''), { cause: error })
     }
     const previous = this.active
-    this.active = { server: next, addr }
+    const address = next.address() as AddressInfo
+    this.active = { server: next, addr, boundAddr: formatListenAddress({ host: address.address, port: address.port }) }
     this.error = undefined
     this.log.info({ listener: this.name, addr: this.status().addr }, 'listening')
     if (previous) await retire(previous.server)

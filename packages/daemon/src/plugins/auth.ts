@@ -1,8 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { parseCookie, stringifySetCookie } from 'cookie'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import fp from 'fastify-plugin'
-import cors from '@fastify/cors'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isLoopbackHost, type Config } from '@svc/core'
 import { arrivedVia } from '../listeners.js'
 import { refusal } from '../refusal.js'
@@ -63,39 +61,17 @@ function isLogin(request: FastifyRequest): boolean {
 }
 
 /**
- * The TCP listener's token and CORS, both read from config on every request so a change
- * applies to the next one. The Unix socket needs no token: its 0600 mode is the
- * authentication. Browsers log in Jupyter-style: a valid `?token=` on a GET is traded for
- * an HttpOnly, SameSite=Strict cookie and a redirect to the same URL without it.
+ * The TCP listener's token, read from config on every request so a change applies to
+ * the next one. The Unix socket needs no token: its 0600 mode is the authentication.
+ * Browsers log in Jupyter-style: a valid `?token=` on a GET is traded for an HttpOnly,
+ * SameSite=Strict cookie and a redirect to the same URL without it. The check answers
+ * the login itself ("answered"), or gives the refusal to send, or nothing when it passes.
  */
-export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }: AuthOptions) => {
-  app.decorateRequest('tokenRequired', false)
+export function tokenGate({ config, token, tokenPath }: AuthOptions) {
   const cookie = cookieValue(token)
-  await app.register(cors, {
-    origin: (origin, callback) => {
-      callback(null, origin !== undefined && config.get('network.cors_allowed_origins').includes(origin))
-    },
-    methods: ['GET', 'POST'],
-    strictPreflight: false,
-    optionsSuccessStatus: 204,
-  })
-  // @fastify/cors answers the preflight of an allowed origin itself. It hands any other
-  // preflight to the not-found handler, whose 405 would say the route refuses OPTIONS; a
-  // preflight answers 204 whatever the origin, and without Access-Control-Allow-Origin the
-  // browser refuses the real request. Plain OPTIONS (not a preflight) stays 405.
-  app.addHook('onRequest', (request, reply, done) => {
-    const preflight =
-      request.method === 'OPTIONS' &&
-      request.headers.origin !== undefined &&
-      request.headers['access-control-request-method'] !== undefined
-    if (!preflight) return done()
-    reply.code(204).header('content-length', '0').send()
-  })
-
-  // Callback-style hooks: cheaper than async ones on every request.
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request: FastifyRequest, reply: FastifyReply): Error | 'answered' | undefined => {
     const via = arrivedVia(request.raw)
-    if (via === undefined || request.method === 'OPTIONS') return done()
+    if (via === undefined || request.method === 'OPTIONS') return undefined
     const loopbackPeer = isLoopbackHost(request.raw.socket.remoteAddress ?? '')
     const exempt = via.loopbackBind && loopbackPeer && !config.get('network.require_loopback_token')
     request.tokenRequired = config.get('network.require_token') && !exempt
@@ -109,25 +85,23 @@ export const auth = fp(async (app: FastifyInstance, { config, token, tokenPath }
         .header('set-cookie', stringifySetCookie({ name: cookieName(request), value: cookie, httpOnly: true, sameSite: 'strict', path: '/' }))
         .header('content-length', '0')
         .send()
-      return
+      return 'answered'
     }
-    if (!request.tokenRequired || request.routeOptions.config.route?.name === 'AuthInfo') return done()
+    if (!request.tokenRequired || request.routeOptions.config.route?.name === 'AuthInfo') return undefined
     const bearer = bearerToken(request)
     const fromCookie = cookieToken(request)
     const valid =
       queryValid ||
       (bearer !== undefined && tokenMatches(bearer, token)) ||
       (fromCookie !== undefined && tokenMatches(fromCookie, cookie))
-    if (valid) return done()
-    done(
-      refusal(
-        request,
-        401,
-        `this listener requires the token: send "Authorization: Bearer <token>" with the token from ${tokenPath}, or open the URL "svc web" prints`,
-      ),
+    if (valid) return undefined
+    return refusal(
+      request,
+      401,
+      `this listener requires the token: send "Authorization: Bearer <token>" with the token from ${tokenPath}, or open the URL "svc web" prints`,
     )
-  })
-})
+  }
+}
 
 declare module 'fastify' {
   interface FastifyRequest {

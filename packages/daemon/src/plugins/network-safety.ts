@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import cors from '@fastify/cors'
 import { isLoopbackHost, type Config } from '@svc/core'
 import { arrivedVia } from '../listeners.js'
-import { auth } from './auth.js'
+import { tokenGate } from './auth.js'
 import { refusal } from '../refusal.js'
 
 export interface NetworkSafetyOptions {
@@ -53,6 +54,31 @@ function contentTypeRefusal(request: FastifyRequest): string | undefined {
     : `unsupported content type "${type}": POST bodies must be application/json`
 }
 
+/** Host and Origin: the refusal a request from an unexpected page or name gets, if any. */
+function originRefusal(request: FastifyRequest, reply: FastifyReply, config: Config): Error | undefined {
+  const via = arrivedVia(request.raw)
+  const origin = request.headers.origin
+  const host = hostOrigin(request)
+  if (via?.loopbackBind && !hostAllowed(config, host)) {
+    const named = request.headers.host ?? ''
+    return refusal(
+      request,
+      403,
+      `host "${named}" is not allowed on a loopback listener: use localhost or 127.0.0.1, or add the name to network.allowed_hosts`,
+    )
+  }
+  // A preflight changes nothing; CORS answers it without echoing a refused origin.
+  if (origin === undefined || isPreflight(request) || isOwnOrigin(request, origin, host)) return undefined
+  if (config.get('network.cors_allowed_origins').includes(origin)) return undefined
+  // The answer depends on the Origin, refusals included: caches must not share it.
+  reply.header('vary', 'Origin')
+  return refusal(
+    request,
+    403,
+    `origin "${origin}" is not allowed: only this listener's own origin and network.cors_allowed_origins may call the API`,
+  )
+}
+
 /**
  * The one gate every listener's requests pass, in `onRequest` so it runs before any body
  * is read, any handler runs, and any WebSocket upgrade is accepted (Fastify runs
@@ -61,43 +87,41 @@ function contentTypeRefusal(request: FastifyRequest): string | undefined {
  * loopback, and DNS rebinding can point a hostile name at it. So, in order:
  * - the Host rule on loopback TCP binds (403),
  * - the Origin rule on every listener (403),
+ * - any other preflight answered 204 without CORS headers,
  * - the token (401, see auth.ts),
  * - JSON-only POST bodies (415).
+ * One hook, not one per rule: every request of every route pays for each hook.
  */
-export const networkSafety = fp(async (app: FastifyInstance, { config, token, tokenPath }: NetworkSafetyOptions) => {
-  app.addHook('onRequest', (request, reply, done) => {
-    const via = arrivedVia(request.raw)
-    const origin = request.headers.origin
-    // The Unix socket accepts any host name; without an Origin there is nothing to parse.
-    if (via === undefined && origin === undefined) return done()
-    const host = hostOrigin(request)
-    if (via?.loopbackBind && !hostAllowed(config, host)) {
-      const named = request.headers.host ?? ''
-      return done(
-        refusal(
-          request,
-          403,
-          `host "${named}" is not allowed on a loopback listener: use localhost or 127.0.0.1, or add the name to network.allowed_hosts`,
-        ),
-      )
-    }
-    // A preflight changes nothing; CORS (auth.ts) answers it without echoing a refused origin.
-    if (origin === undefined || isPreflight(request) || isOwnOrigin(request, origin, host)) return done()
-    if (config.get('network.cors_allowed_origins').includes(origin)) return done()
-    // The answer depends on the Origin, refusals included: caches must not share it.
-    reply.header('vary', 'Origin')
-    done(
-      refusal(
-        request,
-        403,
-        `origin "${origin}" is not allowed: only this listener's own origin and network.cors_allowed_origins may call the API`,
-      ),
-    )
+export const networkSafety = fp(async (app: FastifyInstance, options: NetworkSafetyOptions) => {
+  const { config } = options
+  app.decorateRequest('tokenRequired', false)
+  // CORS answers the preflight of an allowed origin itself, before the gate.
+  await app.register(cors, {
+    origin: (origin, callback) => {
+      callback(null, origin !== undefined && config.get('network.cors_allowed_origins').includes(origin))
+    },
+    methods: ['GET', 'POST'],
+    strictPreflight: false,
+    optionsSuccessStatus: 204,
   })
-
-  await app.register(auth, { config, token, tokenPath })
-
-  app.addHook('onRequest', (request, _reply, done) => {
+  const checkToken = tokenGate(options)
+  app.addHook('onRequest', (request, reply, done) => {
+    // The Unix socket accepts any host name; without an Origin there is nothing to parse.
+    if (arrivedVia(request.raw) !== undefined || request.headers.origin !== undefined) {
+      const refused = originRefusal(request, reply, config)
+      if (refused) return done(refused)
+    }
+    // CORS hands any other preflight to the not-found handler, whose 405 would say the
+    // route refuses OPTIONS; a preflight answers 204 whatever the origin, and without
+    // Access-Control-Allow-Origin the browser refuses the real request. Plain OPTIONS
+    // (not a preflight) stays 405.
+    if (isPreflight(request) && request.headers.origin !== undefined) {
+      reply.code(204).header('content-length', '0').send()
+      return
+    }
+    const denied = checkToken(request, reply)
+    if (denied === 'answered') return
+    if (denied) return done(denied)
     if (request.method !== 'POST') return done()
     const refused = contentTypeRefusal(request)
     done(refused === undefined ? undefined : refusal(request, 415, refused))

@@ -1,8 +1,7 @@
-import { SVC_VERSION } from '@svc/protocol'
+import { SVC_VERSION, type ResponseOf } from '@svc/protocol'
 import type { Core } from '@svc/core'
 import type { ListenerStatus } from '../listeners.js'
-
-import type { GroupHandlers } from './group.js'
+import { PreEncoded, type GroupHandlers } from './group.js'
 
 export interface ListenerReport {
   unixBound: boolean
@@ -10,29 +9,42 @@ export interface ListenerReport {
   preview: ListenerStatus
 }
 
+/** The Health answer, encoded again only when the phase or a listener changed: supervisors poll it. */
+function healthAnswer(core: Core, listeners: () => ListenerReport): () => PreEncoded<ResponseOf<'Health'>> {
+  let last: { phase: Core['phase']; report: ListenerReport; answer: PreEncoded<ResponseOf<'Health'>> } | undefined
+  return () => {
+    const report = listeners()
+    if (last?.report !== report || last.phase !== core.phase) {
+      last = { phase: core.phase, report, answer: PreEncoded.of(JSON.stringify(healthOf(core, report))) }
+    }
+    return last.answer
+  }
+}
+
+function healthOf(core: Core, { unixBound, tcp, preview }: ListenerReport): ResponseOf<'Health'> {
+  return {
+    ok: true,
+    version: SVC_VERSION,
+    boot_id: core.bootId,
+    phase: core.phase,
+    pid: process.pid,
+    listeners: {
+      http_unix_bound: unixBound,
+      tcp_configured: tcp.configured,
+      tcp_bound: tcp.bound,
+      tcp_bound_addr: tcp.addr,
+      ...(tcp.error ? { tcp_error: tcp.error } : {}),
+      preview_configured: preview.configured,
+      preview_bound: preview.bound,
+      preview_bound_addr: preview.addr,
+      ...(preview.error ? { preview_error: preview.error } : {}),
+    },
+  }
+}
+
 export function healthRoutes(core: Core, listeners: () => ListenerReport): GroupHandlers<'health'> {
   return {
-    Health: () => {
-      const { unixBound, tcp, preview } = listeners()
-      return {
-        ok: true,
-        version: SVC_VERSION,
-        boot_id: core.bootId,
-        phase: core.phase,
-        pid: process.pid,
-        listeners: {
-          http_unix_bound: unixBound,
-          tcp_configured: tcp.configured,
-          tcp_bound: tcp.bound,
-          tcp_bound_addr: tcp.addr,
-          ...(tcp.error ? { tcp_error: tcp.error } : {}),
-          preview_configured: preview.configured,
-          preview_bound: preview.bound,
-          preview_bound_addr: preview.addr,
-          ...(preview.error ? { preview_error: preview.error } : {}),
-        },
-      }
-    },
+    Health: healthAnswer(core, listeners),
     AuthInfo: (_body, { tokenRequired }) => ({ token_required: tokenRequired, cookie_login: true }),
   }
 }
