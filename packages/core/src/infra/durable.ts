@@ -67,7 +67,8 @@ export async function removeFileDurable(path: string): Promise<void> {
   await syncDirectory(dirname(path))
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Makes the entries of `dir` (a file created, renamed or removed) survive a crash. */
+export async function syncDirectory(dir: string): Promise<void> {
   const directory = await open(dir, 'r')
   try {
     await directory.sync()
