@@ -16,12 +16,16 @@ export interface JournalEntry {
   runs?: RunRecord[]
 }
 
-/** The journal's first line: the tasks.json it continues, by content, so a file replaced by hand outranks it. */
-interface JournalHeader {
+/**
+ * The journal's first line names the tasks.json it continues, by content, so a file
+ * replaced by hand outranks it. A compaction appends another such line before it puts
+ * its tasks.json in place: the journal then continues either file.
+ */
+interface SnapshotLine {
   snapshot: string
 }
 
-const Header = Compile(Type.Object({ snapshot: Type.String() }))
+const Snapshot = Compile(Type.Object({ snapshot: Type.String() }))
 
 const Entry = Compile(
   Type.Object({
@@ -39,21 +43,33 @@ export function fingerprint(snapshot: string | undefined): string {
     .digest('base64url')
 }
 
-export function headerLine(snapshot: string): string {
-  return `${JSON.stringify({ snapshot } satisfies JournalHeader)}\n`
+export function snapshotLine(snapshot: string): string {
+  return `${JSON.stringify({ snapshot } satisfies SnapshotLine)}\n`
 }
 
 export function entryLine(entry: JournalEntry): string {
   return `${JSON.stringify(entry)}\n`
 }
 
-/** The entry that turns `before` into `after`: only the task objects that are new or replaced, and the runs if replaced. */
+/**
+ * The entry that turns `before` into `after`: only the task objects that are new or
+ * replaced, and the runs if replaced. Tasks keep their order, so both lists are walked
+ * side by side; an index of ids is built only from the first task removed on.
+ */
 export function entryBetween(before: TaskDocument, after: TaskDocument, generation: number): JournalEntry {
   const entry: JournalEntry = { generation }
-  const previous = new Map(before.tasks.map((task) => [task.id, task]))
-  const put = after.tasks.filter((task) => previous.get(task.id) !== task)
-  const kept = new Set(after.tasks.map((task) => task.id))
-  const gone = before.tasks.filter((task) => !kept.has(task.id)).map((task) => task.id)
+  const put: TaskRecord[] = []
+  let index = 0
+  while (index < after.tasks.length && index < before.tasks.length && after.tasks[index]?.id === before.tasks[index]?.id) {
+    if (after.tasks[index] !== before.tasks[index]) put.push(after.tasks[index] as TaskRecord)
+    index++
+  }
+  const previous = new Map(before.tasks.slice(index).map((task) => [task.id, task]))
+  for (const task of after.tasks.slice(index)) {
+    if (previous.get(task.id) !== task) put.push(task)
+    previous.delete(task.id)
+  }
+  const gone = [...previous.keys()]
   if (put.length > 0) entry.put = put as unknown as Array<Record<string, unknown>>
   if (gone.length > 0) entry.delete = gone
   if (after.runs !== before.runs) entry.runs = after.runs
@@ -67,12 +83,13 @@ export function entryBetween(before: TaskDocument, after: TaskDocument, generati
 export function applyEntry(doc: TaskDocument, entry: JournalEntry, recordOf: (raw: Record<string, unknown>) => TaskRecord): TaskDocument {
   const gone = new Set(entry.delete)
   const tasks = gone.size > 0 ? doc.tasks.filter((task) => !gone.has(task.id)) : [...doc.tasks]
-  const at = new Map(tasks.map((task, index) => [task.id, index]))
-  for (const raw of entry.put ?? []) {
-    const task = recordOf(raw)
-    const index = at.get(task.id)
-    if (index === undefined) {
-      at.set(task.id, tasks.length)
+  const puts = (entry.put ?? []).map(recordOf)
+  // Most entries put one task: a scan finds it faster than an index of every id is built.
+  const at = puts.length > 4 ? new Map(tasks.map((task, index) => [task.id, index])) : undefined
+  for (const task of puts) {
+    const index = at ? (at.get(task.id) ?? -1) : tasks.findIndex((stored) => stored.id === task.id)
+    if (index === -1) {
+      at?.set(task.id, tasks.length)
       tasks.push(task)
     } else {
       tasks[index] = task
@@ -81,9 +98,9 @@ export function applyEntry(doc: TaskDocument, entry: JournalEntry, recordOf: (ra
   return { store_generation: entry.generation, tasks, runs: entry.runs ?? doc.runs }
 }
 
-/** A journal split into its header and the entries of its complete lines; `length` is the bytes they span. */
+/** The complete lines of a journal: the tasks.json files it continues, its entries, and the bytes they span. */
 export interface JournalText {
-  header: string | undefined
+  snapshots: string[]
   entries: JournalEntry[]
   length: number
 }
@@ -96,7 +113,7 @@ export interface JournalText {
 export function parseJournal(text: Buffer, offset: number, problem: (what: string) => Error): JournalText {
   const end = text.lastIndexOf(0x0a) + 1
   const lines = text.subarray(0, end).toString('utf8').split('\n').slice(0, -1)
-  let header: string | undefined
+  const snapshots: string[] = []
   const entries: JournalEntry[] = []
   for (const [index, line] of lines.entries()) {
     let parsed: unknown
@@ -105,14 +122,15 @@ export function parseJournal(text: Buffer, offset: number, problem: (what: strin
     } catch (error) {
       throw problem(`a line is not valid JSON (${(error as Error).message})`)
     }
-    if (offset === 0 && index === 0) {
-      if (!Header.Check(parsed)) throw problem('the first line does not name the tasks.json it continues')
-      header = parsed.snapshot
+    if (Snapshot.Check(parsed)) {
+      snapshots.push(parsed.snapshot)
+    } else if (offset === 0 && index === 0) {
+      throw problem('the first line does not name the tasks.json it continues')
     } else {
       const wrong = problemOf(Entry, parsed, 'the line')
       if (wrong) throw problem(`the change after ${entries.at(-1) ? `generation ${entries.at(-1)?.generation}` : 'the header'}: ${wrong}`)
       entries.push(parsed as JournalEntry)
     }
   }
-  return { header, entries, length: end }
+  return { snapshots, entries, length: end }
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { CorruptFile } from '../errors.js'
 import { writeFileDurable } from '../infra/durable.js'
 import { TASK_DEFAULTS, type TaskDocument, type TaskRecord } from './record.js'
+import { fingerprint, snapshotLine } from './journal.js'
 import { TaskStore, type Committed } from './store.js'
 
 let dir = ''
@@ -112,17 +113,34 @@ it('refuses a complete line that does not parse, naming the journal, and leaves 
   expect(await readFile(join(dir, 'tasks.journal'), 'utf8')).toBe(journal)
 })
 
-it('skips the journal a crash left between writing tasks.json and emptying the journal', async () => {
+it('reads the same whatever step of a compaction a crash interrupted', async () => {
+  const store = new TaskStore(path)
+  for (const id of ['a', 'b']) await store.transact(adding(id))
+  await store.transact(renaming('a', 'a2'))
+  const { doc } = await store.load()
+  // A compaction's steps: the journal names the new tasks.json, which is then renamed into place.
+  const compacted = `${JSON.stringify({ ...doc, snapshot_id: 'crash' }, null, 2)}\n`
+  await appendFile(join(dir, 'tasks.journal'), snapshotLine(fingerprint(compacted)))
+  expect(await reread()).toEqual(doc)
+  await writeFileDurable(path, compacted)
+  // The journal's older lines are in the new file already: skipped, not applied again.
+  expect(await reread()).toEqual(doc)
+  await new TaskStore(path).transact(adding('c'))
+  await new TaskStore(path).compact()
+  expect(await readFile(join(dir, 'tasks.journal'), 'utf8')).toBe('')
+  expect(await reread()).toMatchObject({ store_generation: 4, tasks: [{ id: 'a', name: 'a2' }, { id: 'b' }, { id: 'c' }] })
+})
+
+it('skips a journal that continues another tasks.json', async () => {
   const store = new TaskStore(path)
   for (const id of ['a', 'b', 'c']) await store.transact(adding(id))
   const { doc } = await store.load()
-  // What a compaction writes first; the crash comes before the journal is emptied.
-  await writeFileDurable(path, `${JSON.stringify(doc, null, 2)}\n`)
-  expect(await reread()).toEqual(doc)
+  await writeFileDurable(path, `${JSON.stringify({ ...doc, tasks: [task('z')], snapshot_id: 'other' })}\n`)
+  expect(await reread()).toMatchObject({ store_generation: 3, tasks: [{ id: 'z' }] })
   await new TaskStore(path).transact(adding('d'))
   // The stale journal is gone; the new one continues the new tasks.json.
   expect(await journalLines()).toHaveLength(2)
-  expect(await reread()).toMatchObject({ store_generation: 4, tasks: [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }] })
+  expect(await reread()).toMatchObject({ store_generation: 4, tasks: [{ id: 'z' }, { id: 'd' }] })
 })
 
 it('lets a tasks.json written by hand replace the store, journal and all, even written twice the same', async () => {

@@ -5,10 +5,10 @@ import { basename, dirname, join } from 'node:path'
 import Type from 'typebox'
 import Compile from 'typebox/compile'
 import { CorruptFile } from '../errors.js'
-import { syncDirectory, writeFileDurable } from '../infra/durable.js'
+import { stageFileDurable, syncDirectory, writeFileDurable, type StagedFile } from '../infra/durable.js'
 import { withFileLock } from '../infra/filelock.js'
 import { SerialQueue } from '../serial.js'
-import { applyEntry, entryBetween, entryLine, fingerprint, headerLine, parseJournal, type JournalEntry } from './journal.js'
+import { applyEntry, entryBetween, entryLine, fingerprint, parseJournal, snapshotLine, type JournalEntry } from './journal.js'
 import { EMPTY_DOCUMENT, ON_COMPLETE, STORED_FIELDS, TASK_DEFAULTS, type TaskDocument, type TaskRecord } from './record.js'
 import { problemOf, StoredRun, StoredTask } from './shapes.js'
 
@@ -162,8 +162,8 @@ export class TaskStore {
   /** Set while this process holds the lock: the files change only through it then. */
   private locked = false
   private reading: Promise<void> | undefined
-  /** A background compaction is queued or running. */
-  private compacting = false
+  /** The compaction under way, if any. */
+  private compaction: Promise<void> | undefined
 
   constructor(
     readonly path: string,
@@ -201,8 +201,10 @@ export class TaskStore {
   }
 
   /** Folds the journal into tasks.json, so the journal is empty; nothing to do when it is. */
-  compact(): Promise<void> {
-    return this.io.run(() => this.locking(() => this.compactNow()))
+  async compact(): Promise<void> {
+    await this.compaction
+    await this.load()
+    await this.compactNow()
   }
 
   /** Resolves once every change submitted so far is settled. */
@@ -238,12 +240,10 @@ export class TaskStore {
     }
     const loaded = this.loaded()
     for (const done of settle) done(loaded)
-    if (!this.compacting && this.outgrown()) {
-      this.compacting = true
-      void this.io
-        .run(() => this.locking(() => (this.outgrown() ? this.compactNow() : Promise.resolve())))
+    if (!this.compaction && this.outgrown()) {
+      this.compaction = this.compactNow()
         .catch((error: Error) => this.compactionFailed(error))
-        .finally(() => (this.compacting = false))
+        .finally(() => (this.compaction = undefined))
     }
   }
 
@@ -286,7 +286,7 @@ export class TaskStore {
     const file = await open(this.journalPath, 'a', 0o600)
     let info: Stats
     try {
-      await file.appendFile(seen.applied === 0 ? headerLine(seen.fingerprint) + text : text)
+      await file.appendFile(seen.applied === 0 ? snapshotLine(seen.fingerprint) + text : text)
       await file.datasync()
       info = await file.stat()
     } catch (error) {
@@ -300,18 +300,55 @@ export class TaskStore {
     this.seen = { ...seen, journal: versionOf(info), journalInode: info.ino, applied: info.size }
   }
 
-  /** Under the lock: tasks.json rewritten from the document, then the journal emptied. */
+  /**
+   * Writes the document as it is now to a new tasks.json aside, while batches go on,
+   * then puts it in place under the lock and keeps in the journal only what came after.
+   */
   private async compactNow(): Promise<void> {
-    if (this.seen?.applied === 0) return
-    await this.writeSnapshot()
-    // A crash here leaves a journal whose header names the old tasks.json: it is skipped.
-    const journal = await open(this.journalPath, 'r+')
+    const seen = this.seen
+    if (!seen || seen.applied === 0) return
+    const text = snapshotText(this.doc)
+    const staged = await stageFileDurable(this.path, text)
     try {
-      await journal.truncate(0)
-      await journal.datasync()
-      this.seen = { ...(this.seen as Seen), journal: versionOf(await journal.stat()), applied: 0 }
+      await this.io.run(() => this.locking(() => this.install(seen, text, staged)))
+    } finally {
+      await staged.discard()
+    }
+  }
+
+  /**
+   * Under the lock: the journal first names the new tasks.json (so that it continues
+   * the old file and the new), then the new file is renamed into place, then the
+   * journal is replaced by its lines the new file lacks. A crash between any two steps
+   * leaves files that read the same.
+   */
+  private async install(captured: Seen, text: string, staged: StagedFile): Promise<void> {
+    const seen = this.seen as Seen
+    // Another writer compacted or replaced the files meanwhile: what was written aside is stale.
+    if (seen.snapshot !== captured.snapshot || seen.journalInode !== captured.journalInode || seen.stale) return
+    const mark = fingerprint(text)
+    const end = seen.applied
+    await this.append(snapshotLine(mark))
+    await staged.install()
+    const journal = await open(this.journalPath, 'r')
+    let since: Buffer
+    try {
+      since = await readFrom(journal, captured.applied, end)
     } finally {
       await journal.close()
+    }
+    const rest = since.length > 0 ? Buffer.concat([Buffer.from(snapshotLine(mark)), since]) : Buffer.alloc(0)
+    await writeFileDurable(this.journalPath, rest)
+    const [snapshot, emptied] = await Promise.all([stat(this.path), stat(this.journalPath)])
+    this.seen = {
+      snapshot: versionOf(snapshot),
+      snapshotSize: snapshot.size,
+      fingerprint: mark,
+      own: true,
+      journal: versionOf(emptied),
+      journalInode: emptied.ino,
+      applied: rest.length,
+      stale: false,
     }
   }
 
@@ -379,7 +416,7 @@ export class TaskStore {
     const journalText = journal && info ? parseJournal(await readFrom(journal, 0, info.size), 0, (problem) => corrupt(this.journalPath, problem)) : undefined
     if (!locked && versionOf(await statIfExists(this.path)) !== versionOf(snapshotInfo)) return false
     const mark = fingerprint(text)
-    const stale = journalText !== undefined && journalText.header !== undefined && journalText.header !== mark
+    const stale = journalText !== undefined && journalText.snapshots.length > 0 && !journalText.snapshots.includes(mark)
     this.doc = stale || !journalText ? doc : this.replay(doc, journalText.entries)
     this.seen = {
       snapshot: versionOf(snapshotInfo),

@@ -169,7 +169,7 @@ export class Tasks implements TaskGuard {
     const task = { ...draft, ...(await resolveProject(draft.project_path)) }
     const after = await this.write((doc) => {
       if (doc.tasks.some((stored) => stored.id === task.id)) throw new Refused(`task ${task.id} already exists`)
-      return [...doc.tasks, task]
+      return { tasks: [...doc.tasks, task], changed: task }
     })
     return { ok: true as const, task: this.encodeId(task.id, after) }
   }
@@ -187,7 +187,7 @@ export class Tasks implements TaskGuard {
       const audit = [...current.audit, { at, actor: who, op: `update ${fields.join(',')}` }].slice(-AUDIT_LENGTH)
       const next = { ...merged(current, edits), ...project, audit }
       checkTask(next)
-      return doc.tasks.map((task) => (task.id === taskId ? next : task))
+      return { tasks: doc.tasks.map((task) => (task.id === taskId ? next : task)), changed: next }
     })
     return { ok: true as const, task: this.encodeId(taskId, after) }
   }
@@ -196,7 +196,7 @@ export class Tasks implements TaskGuard {
     const taskId = required(id, 'id')
     await this.write((doc) => {
       this.find(doc, taskId, expect)
-      return doc.tasks.filter((task) => task.id !== taskId)
+      return { tasks: doc.tasks.filter((task) => task.id !== taskId) }
     })
     return { ok: true as const }
   }
@@ -231,28 +231,30 @@ export class Tasks implements TaskGuard {
   }
 
   /**
-   * Replaces the task list on a usable store, after the archived target check: the
-   * change joins the store's next batch (writes are not serialized here, or none would
-   * ever share a batch), then the automation is brought in line before answering.
-   * Resolves with the document right after this change.
+   * Replaces the task list, after the archived target check of the task it adds or
+   * changes: the change joins the store's next batch (writes are not serialized here, or
+   * none would ever share a batch), then the automation is brought in line before
+   * answering. Resolves with the document right after this change.
    */
-  private async write(change: (doc: TaskDocument) => TaskRecord[]): Promise<TaskDocument> {
-    await this.current()
+  private async write(change: (doc: TaskDocument) => { tasks: TaskRecord[]; changed?: TaskRecord }): Promise<TaskDocument> {
+    // The store catches up under its lock anyway; a read first only matters to retry a broken one.
+    if (this.broken) await this.current()
     const claimed: Array<[string, string]> = []
     let after: TaskDocument
     try {
       const committed = await this.store.transact((doc) => {
-        const tasks = change(doc)
-        const before = new Map(doc.tasks.map((task) => [task.id, task]))
-        for (const task of tasks) {
-          if (task === before.get(task.id)) continue
-          claimed.push(...this.claim(task))
-          this.checkTarget(task)
+        const { tasks, changed } = change(doc)
+        if (changed) {
+          claimed.push(...this.claim(changed))
+          this.checkTarget(changed)
         }
         return { result: undefined, next: { ...doc, tasks } }
       })
       after = committed.after
       this.adopt(committed)
+    } catch (error) {
+      if (error instanceof CorruptFile) this.corrupted(error)
+      throw error
     } finally {
       for (const [key, id] of claimed) this.claims.get(key)?.delete(id)
     }
@@ -307,9 +309,7 @@ export class Tasks implements TaskGuard {
         // A write adopted meanwhile is at least as new as this read: the read must not undo it.
         if (this.adoptions === before) this.adopt(loaded)
       } catch (error) {
-        if (!(error instanceof CorruptFile)) throw error
-        if (this.broken?.message !== error.message) this.options.log.error({ err: error }, 'tasks.json is corrupt')
-        this.broken = error
+        if (error instanceof CorruptFile) this.corrupted(error)
         throw error
       }
     }
@@ -337,6 +337,12 @@ export class Tasks implements TaskGuard {
       return this.reconcile()
     })
     return this.nextReconcile
+  }
+
+  /** Refuses task operations until the store reads again; logged once per problem. */
+  private corrupted(error: CorruptFile): void {
+    if (this.broken?.message !== error.message) this.options.log.error({ err: error }, 'the task store is corrupt')
+    this.broken = error
   }
 
   /** current() has logged a corrupt file already; anything else would go unseen until the next read. */
