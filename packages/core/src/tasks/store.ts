@@ -149,12 +149,13 @@ export function journalPathOf(path: string): string {
  *
  * Mutations waiting together are committed together: one append and one fdatasync for
  * the batch, each resolved only once that is done. The journal is folded back into
- * tasks.json between batches once it outgrows it, and on demand (start and stop).
+ * tasks.json once it outgrows it, the new file written aside while batches go on, and
+ * on demand (the daemon's start and stop).
  */
 export class TaskStore {
   readonly journalPath: string
   private readonly lockPath: string
-  /** Every read and write of the files, in order; a batch or a compaction is one job. */
+  /** Every read and write of the files, in order: a catch-up, a batch, a compaction's swap. */
   private readonly io = new SerialQueue()
   private waiting: Waiting[] = []
   private doc: TaskDocument = structuredClone(EMPTY_DOCUMENT)
