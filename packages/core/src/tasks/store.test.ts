@@ -152,6 +152,11 @@ it('lets a tasks.json written by hand replace the store, journal and all, even w
   expect((await store.load()).doc.tasks.map((stored) => stored.id)).toEqual(['hand'])
   await store.transact(adding('after'))
   expect((await reread()).tasks.map((stored) => stored.id)).toEqual(['hand', 'after'])
+  // Compacting owns a file written by hand: rewritten with an id, the journal empty.
+  await writeFile(path, byHand)
+  await store.compact()
+  expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ snapshot_id: expect.any(String), tasks: [{ id: 'hand' }] })
+  expect(await readFile(join(dir, 'tasks.journal'), 'utf8')).toBe('')
 })
 
 it('sees what another writer appended, reading only the new lines', async () => {

@@ -201,7 +201,10 @@ export class TaskStore {
     })
   }
 
-  /** Folds the journal into tasks.json, so the journal is empty; nothing to do when it is. */
+  /**
+   * Folds the journal into tasks.json, so the journal is empty; a tasks.json written by
+   * hand is rewritten as the store writes it, so that the first write need not do it.
+   */
   async compact(): Promise<void> {
     await this.compaction
     await this.load()
@@ -307,7 +310,7 @@ export class TaskStore {
    */
   private async compactNow(): Promise<void> {
     const seen = this.seen
-    if (!seen || seen.applied === 0) return
+    if (!seen || (seen.applied === 0 && seen.own)) return
     const text = snapshotText(this.doc)
     const staged = await stageFileDurable(this.path, text)
     try {
