@@ -1,5 +1,5 @@
 // Floors of the tasks bench, run as a pinned child (startFloor) on the daemon's CPU, one
-// job per message: the store's own locked, fsync'd write with no HTTP or validation;
+// job per message: the store's locked, fsync'd whole-file write with no HTTP or validation;
 // bare timers due at one instant; a watch command's lines read straight from its pipe.
 import { spawn } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -8,9 +8,13 @@ import { createInterface } from 'node:readline'
 import { withFileLock, writeFileDurable } from '@svc/core'
 
 const floors = {
-  /** `writers` concurrent writers, each appending `task` to the store at `path` under its lock, for `seconds`. */
-  async store({ path, task, writers, seconds }) {
-    await writeFile(path, JSON.stringify({ store_generation: 0, tasks: [], runs: [] }))
+  /**
+   * `writers` concurrent writers, each appending `task` to the store at `path` under its
+   * lock, for `seconds`: the whole-file write every mutation cost before the journal.
+   * `stored` is the file to start from (empty when not given).
+   */
+  async store({ path, task, writers, seconds, stored }) {
+    await writeFile(path, stored ?? JSON.stringify({ store_generation: 0, tasks: [], runs: [] }))
     const end = Date.now() + seconds * 1000
     let writes = 0
     const writer = async () => {

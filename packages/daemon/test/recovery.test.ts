@@ -107,7 +107,11 @@ describe('what a killed daemon leaves in SERVICE_HOME', () => {
     const locks = [`${paths.tasks}.lock`, `${paths.config}.lock`]
     // Fresh, as a daemon killed a moment ago leaves them: lockfile would wait until they are 10 s old.
     for (const lock of locks) await writeFile(lock, '')
-    const temps = [join(home, '.tasks.json.4242.0badf00d.tmp'), join(home, 'sessions', '.abc.json.4242.deadbeef.tmp')]
+    const temps = [
+      join(home, '.tasks.json.4242.0badf00d.tmp'),
+      join(home, '.tasks.journal.4242.0ddba11a.tmp'),
+      join(home, 'sessions', '.abc.json.4242.deadbeef.tmp'),
+    ]
     for (const temp of temps) await writeFile(temp, 'half')
     const unrelated = join(home, '.notes.tmp')
     await writeFile(unrelated, 'mine')

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { TaskStore } from '@svc/core'
 import { tempHomes, waitFor, type TestDaemon, branches, makeRepo, paneText, session, startSessionDaemon, waitForSession, worktrees, openSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
@@ -13,6 +13,8 @@ beforeAll(async () => ({ repo, daemon } = await openSessionDaemon(homes)))
 afterAll(homes.release)
 
 const task = async (id: string) => (await daemon.client.call('ListTasks')).tasks.find((candidate) => candidate.id === id)
+/** The runs in flight as stored, read as another process would. */
+const storedRuns = async (from: TestDaemon) => (await new TaskStore(from.paths.tasks).load()).doc.runs
 const titles = async () => (await daemon.client.call('Snapshot', {})).instances.map((instance) => instance.title)
 const agentPane = async (title: string) => paneText(daemon.home, (await session(daemon, title)).tabs[0]?.tmux_name as string)
 
@@ -128,8 +130,8 @@ it('completes a run spawned before a daemon restart: the stored run is adopted a
     task: { id: 'long', name: 'long', cron_expr: '0 0 1 1 *', prompt: '/busy 4 long', project_path: own, on_complete: 'kill' },
   })
   await restarted.client.call('TriggerTask', { id: 'long' })
-  const stored = JSON.parse(await readFile(restarted.paths.tasks, 'utf8'))
-  expect(stored.runs).toEqual([expect.objectContaining({ title: 'long', task_id: 'long' })])
+  const stored = await storedRuns(restarted)
+  expect(stored).toEqual([expect.objectContaining({ title: 'long', task_id: 'long' })])
   await restarted.stop()
 
   restarted = await startSessionDaemon({ home, settings })
@@ -138,5 +140,5 @@ it('completes a run spawned before a daemon restart: the stored run is adopted a
   expect((await session(restarted, 'long')).liveness_name).toBe('running')
   await waitFor(async () => (await restarted.client.call('Snapshot', {})).instances.length === 0, 20_000)
   expect(branches(own)).toEqual(['main'])
-  await waitFor(async () => JSON.parse(await readFile(restarted.paths.tasks, 'utf8')).runs.length === 0)
+  await waitFor(async () => (await storedRuns(restarted)).length === 0)
 })

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process'
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
+import { TaskStore } from '@svc/core'
 import { startDaemon, tempHomes } from '@svc/test-kit'
 
 const WRITER = fileURLToPath(new URL('./fixtures/tasks/store-writer.mjs', import.meta.url))
@@ -25,11 +26,11 @@ it('loses no write when several processes write tasks.json at once', async () =>
   await writeFile(path, JSON.stringify(SEED))
   const codes = await Promise.all(['w1', 'w2', 'w3', 'w4'].map((name) => writer(path, name, 25)))
   expect(codes).toEqual([0, 0, 0, 0])
-  const doc = JSON.parse(await readFile(path, 'utf8'))
+  const { doc } = await new TaskStore(path).load()
   expect(doc.store_generation).toBe(100)
   expect(doc.tasks).toHaveLength(101)
   for (const name of ['w1', 'w2', 'w3', 'w4']) {
-    expect(doc.tasks.filter((task: { name: string }) => task.name === name)).toHaveLength(25)
+    expect(doc.tasks.filter((task) => task.name === name)).toHaveLength(25)
   }
 })
 
@@ -45,7 +46,7 @@ it('loses no write between the daemon and another process, and the daemon sees t
   const ids = (await daemon.client.call('ListTasks')).tasks.map((task) => task.id)
   expect(ids).toHaveLength(41)
   for (let n = 0; n < 20; n++) expect(ids).toEqual(expect.arrayContaining([`daemon-${n}`, `outside-${n}`]))
-  expect(JSON.parse(await readFile(daemon.paths.tasks, 'utf8')).store_generation).toBe(40)
+  expect((await new TaskStore(daemon.paths.tasks).load()).doc.store_generation).toBe(40)
 })
 
 it('keeps every acknowledged AddTask when the daemon is killed with SIGKILL right after', async () => {

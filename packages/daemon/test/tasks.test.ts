@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { repoIdOf } from '@svc/core'
+import { journalPathOf, repoIdOf, TaskStore } from '@svc/core'
 import { runCli, startDaemon, tempHomes, type TestDaemon, makeRepo } from '@svc/test-kit'
 
 const homes = tempHomes()
@@ -23,7 +23,10 @@ beforeEach(async () => {
 afterAll(homes.release)
 
 const call = (route: string, body: unknown) => daemon.post(`/v1/${route}`, body)
-const stored = async () => JSON.parse(await readFile(daemon.paths.tasks, 'utf8'))
+/** What is stored, read as another process would. */
+const stored = async () => (await new TaskStore(daemon.paths.tasks).load()).doc
+/** Both files of the store, byte for byte. */
+const storeFiles = () => Promise.all([daemon.paths.tasks, journalPathOf(daemon.paths.tasks)].map((path) => readFile(path, 'utf8').catch(() => undefined)))
 const list = async () => (await daemon.client.call('ListTasks')).tasks
 const cron = (fields: Record<string, unknown> = {}) => ({ cron_expr: '*/5 * * * *', prompt: 'tidy up', project_path: repo, ...fields })
 
@@ -33,13 +36,13 @@ async function add(task: Record<string, unknown>, actor?: string) {
   return reply.json.data.task
 }
 
-/** The request fails with a 500 the daemon marks, naming `message`, and tasks.json is byte for byte the same. */
+/** The request fails with a 500 the daemon marks, naming `message`, and the store is byte for byte the same. */
 async function refused(route: string, body: unknown, message: string) {
-  const before = await readFile(daemon.paths.tasks, 'utf8')
+  const before = await storeFiles()
   const reply = await call(route, body)
   expect(reply.status, reply.text).toBe(500)
   expect(reply.json).toEqual({ data: null, error: { message: expect.stringContaining(message), daemon_rejected: true } })
-  expect(await readFile(daemon.paths.tasks, 'utf8')).toBe(before)
+  expect(await storeFiles()).toEqual(before)
   return reply.json.error.message as string
 }
 
@@ -95,9 +98,10 @@ describe('AddTask and ListTasks', () => {
     // Read-time fields are never stored.
     const file = await stored()
     expect(file.store_generation).toBe(2)
-    expect(Object.keys(file.tasks[0])).not.toContain('arming')
-    expect(Object.keys(file.tasks[0])).not.toContain('ordinal')
-    expect(file.tasks[0].on_complete).toBe('')
+    const raw = (await storeFiles()).join('')
+    expect(raw).toContain('"on_complete":""')
+    expect(raw).not.toContain('"arming"')
+    expect(raw).not.toContain('"ordinal"')
   })
 
   it('takes a task object read back from ListTasks, ignoring what the daemon owns', async () => {
@@ -165,7 +169,7 @@ describe('UpdateTask', () => {
     await add(cron({ id: 'patch', name: 'before' }))
     // What the scheduler wrote meanwhile, from another process's point of view.
     const file = await stored()
-    Object.assign(file.tasks[0], { last_run_at: '2026-01-01T00:00:00.000Z', last_run_status: 'spawned x', dropped_events: 3 })
+    Object.assign(file.tasks[0] as object, { last_run_at: '2026-01-01T00:00:00.000Z', last_run_status: 'spawned x', dropped_events: 3 })
     await writeFile(daemon.paths.tasks, JSON.stringify(file))
 
     const reply = await call('UpdateTask', { id: 'patch', update: { name: 'after', on_complete: 'keep' }, actor: 'tui' })
@@ -289,7 +293,7 @@ describe('RemoveTask, TriggerTask and RestartTask refusals', () => {
 describe('a corrupt tasks.json', () => {
   it('is reported, refused for every task operation and never overwritten; a fixed file is picked up', async () => {
     await add(cron({ id: 'kept' }))
-    const good = await readFile(daemon.paths.tasks, 'utf8')
+    const good = JSON.stringify(await stored())
     const broken = good.replace('"tasks"', '"tasks" ]')
     await writeFile(daemon.paths.tasks, broken)
     const reply = await call('ListTasks', {})

@@ -7,21 +7,46 @@ import { basename, dirname, join } from 'node:path'
  * and the new content survives a crash once this resolves: temp file, fsync, rename,
  * fsync of the directory.
  */
-export function writeFileDurable(path: string, data: string, mode = 0o600): Promise<void> {
-  return replaceFile(path, data, mode, true)
+export async function writeFileDurable(path: string, data: string | Buffer, mode = 0o600): Promise<void> {
+  await (await stageFileDurable(path, data, mode)).install()
 }
 
 /** Like writeFileDurable, without the fsyncs: atomic for readers and process crashes, not power loss. */
-export function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
-  return replaceFile(path, data, mode, false)
+export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  await installFile(await writeTemp(path, data, mode, false), path, false)
+}
+
+/** A replacement of a file written and synced aside, to be put in place later in one rename. */
+export interface StagedFile {
+  /** Renames it over the file and syncs the directory: the moment the new content counts. */
+  install(): Promise<void>
+  /** Removes it if it was not installed. */
+  discard(): Promise<void>
+}
+
+/**
+ * The slow half of writeFileDurable, for a writer that must not hold others up while a
+ * large file reaches the disk: the content is durable aside once this resolves.
+ */
+export async function stageFileDurable(path: string, data: string | Buffer, mode = 0o600): Promise<StagedFile> {
+  const temp = await writeTemp(path, data, mode, true)
+  let installed = false
+  return {
+    install: async () => {
+      installed = true
+      await installFile(temp, path, true)
+    },
+    discard: async () => {
+      if (!installed) await unlink(temp).catch(() => {})
+    },
+  }
 }
 
 /** `.<name>.<pid>.<8 hex>.tmp`, beside the file it replaces. */
 const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/
 
-async function replaceFile(path: string, data: string, mode: number, durable: boolean): Promise<void> {
-  const dir = dirname(path)
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+async function writeTemp(path: string, data: string | Buffer, mode: number, durable: boolean): Promise<string> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const file = await open(temp, 'w', mode)
   try {
     await file.writeFile(data)
@@ -29,6 +54,10 @@ async function replaceFile(path: string, data: string, mode: number, durable: bo
   } finally {
     await file.close()
   }
+  return temp
+}
+
+async function installFile(temp: string, path: string, durable: boolean): Promise<void> {
   try {
     await rename(temp, path)
   } catch (error) {
@@ -36,7 +65,7 @@ async function replaceFile(path: string, data: string, mode: number, durable: bo
     await unlink(temp).catch(() => {})
     throw error
   }
-  if (durable) await syncDirectory(dir)
+  if (durable) await syncDirectory(dirname(path))
 }
 
 /**
@@ -67,7 +96,8 @@ export async function removeFileDurable(path: string): Promise<void> {
   await syncDirectory(dirname(path))
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Makes the entries of `dir` (a file created, renamed or removed) survive a crash. */
+export async function syncDirectory(dir: string): Promise<void> {
   const directory = await open(dir, 'r')
   try {
     await directory.sync()

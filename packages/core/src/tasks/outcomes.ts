@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Loaded, TaskStore } from './store.js'
-import type { RunRecord, TaskDocument } from './record.js'
+import type { RunRecord, TaskDocument, TaskRecord } from './record.js'
 
 /** A change to scheduler-owned state: run results, dropped events, the spawned sessions in flight. */
 export interface Outcome {
@@ -13,27 +13,31 @@ export interface Outcome {
   ended?: string
 }
 
+/** `doc` with the outcomes applied; a task they do not touch stays the same object, so it is not written again. */
 function apply(doc: TaskDocument, outcomes: Outcome[]): TaskDocument {
-  const tasks = new Map(doc.tasks.map((task) => [task.id, { ...task }]))
+  const stored = new Map(doc.tasks.map((task) => [task.id, task]))
+  const touched = new Map<string, TaskRecord>()
   let runs = doc.runs
   for (const outcome of outcomes) {
-    const task = tasks.get(outcome.task_id)
     if (outcome.ended !== undefined) runs = runs.filter((run) => run.session_id !== outcome.ended)
+    const before = stored.get(outcome.task_id)
     // A task removed meanwhile keeps nothing, not even its run.
-    if (!task) continue
+    if (!before) continue
+    const task = touched.get(before.id) ?? { ...before }
+    touched.set(task.id, task)
     if (outcome.last_run_at !== undefined) task.last_run_at = outcome.last_run_at
     if (outcome.last_run_status !== undefined) task.last_run_status = outcome.last_run_status
     task.dropped_events += outcome.dropped ?? 0
     if (outcome.started) runs = [...runs, outcome.started]
   }
-  return { ...doc, tasks: [...tasks.values()], runs }
+  return { ...doc, tasks: doc.tasks.map((task) => touched.get(task.id) ?? task), runs }
 }
 
 /**
  * Writes what the scheduler and watchers observe. Outcomes that arrive while a write is
  * under way are merged into the next one, so 200 runs firing together cost a few
- * writes, not 200. Each write re-reads tasks.json under its lock like any other, and
- * touches only scheduler-owned fields, so client edits are never overwritten.
+ * writes, not 200. Each write applies to the store as it is under its lock, like any
+ * other, and touches only scheduler-owned fields, so client edits are never overwritten.
  */
 export class OutcomeWriter {
   private pending: Array<{ outcome: Outcome; done: () => void; failed: (error: Error) => void }> = []

@@ -1,37 +1,62 @@
-import { open, stat } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import type { Stats } from 'node:fs'
+import { open, stat, type FileHandle } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import Type from 'typebox'
 import Compile from 'typebox/compile'
-import { TaskInput } from '@svc/protocol'
 import { CorruptFile } from '../errors.js'
-import { writeFileDurable } from '../infra/durable.js'
+import { stageFileDurable, syncDirectory, writeFileDurable, type StagedFile } from '../infra/durable.js'
 import { withFileLock } from '../infra/filelock.js'
+import { SerialQueue } from '../serial.js'
+import { applyEntry, entryBetween, entryLine, fingerprint, parseJournal, snapshotLine, type JournalEntry } from './journal.js'
 import { EMPTY_DOCUMENT, ON_COMPLETE, STORED_FIELDS, TASK_DEFAULTS, type TaskDocument, type TaskRecord } from './record.js'
+import { problemOf, StoredRun, StoredTask } from './shapes.js'
 
-const RunShape = Type.Object({
-  session_id: Type.String(),
-  title: Type.String(),
-  repo_id: Type.String(),
-  task_id: Type.String(),
-  started_at: Type.String(),
-})
-
-/**
- * Open objects: fields a newer daemon added survive a read (and are dropped on the next
- * write). Compiled once: every write re-reads the whole file.
- */
 const FileShape = Compile(
   Type.Object({
     store_generation: Type.Integer({ minimum: 0 }),
-    tasks: Type.Array(Type.Object({ ...TaskInput.properties, id: Type.String() })),
-    runs: Type.Optional(Type.Array(RunShape)),
+    tasks: Type.Array(StoredTask),
+    runs: Type.Optional(Type.Array(StoredRun)),
+    snapshot_id: Type.Optional(Type.String()),
   }),
 )
 
-/** A read of tasks.json and the identity of the file version it came from. */
+/** The journal is compacted into tasks.json once it is larger than this and than tasks.json. */
+const COMPACT_AT = 256 * 1024
+
+/** The store as read or written, and the identity of the files it came from. */
 export interface Loaded {
   doc: TaskDocument
-  /** Inode, size and mtime: every write renames a new file into place, so a change is always seen. */
+  /** Both files' inode, size and mtime: every change to either shows. */
   version: string
+}
+
+/** A change to the document: `next` is committed as one journal line; a throw commits nothing. */
+export type Change<T> = (doc: TaskDocument) => { result: T; next?: TaskDocument }
+
+/** A committed change: the store after its whole batch, this change's result, and the document right after it. */
+export type Committed<T> = Loaded & { result: T; after: TaskDocument }
+
+interface Waiting {
+  change: Change<unknown>
+  resolve: (committed: Committed<unknown>) => void
+  reject: (error: unknown) => void
+}
+
+/** What this process last read or wrote of both files. */
+interface Seen {
+  snapshot: string
+  snapshotSize: number
+  /** Of tasks.json's content: the journal's header must name it, or the journal is stale. */
+  fingerprint: string
+  /** tasks.json was written by a store (it has a snapshot_id), not by hand: a journal may continue it. */
+  own: boolean
+  journal: string
+  journalInode: number | undefined
+  /** Journal bytes applied: through its last complete line. */
+  applied: number
+  /** The journal continues another tasks.json (replaced by hand): none of it applies. */
+  stale: boolean
 }
 
 function corrupt(path: string, problem: string): CorruptFile {
@@ -50,79 +75,373 @@ function recordOf(raw: Record<string, unknown>, path: string): TaskRecord {
 }
 
 /** Parses tasks.json; anything unusable is a CorruptFile naming the file and the problem. */
-export function decodeTasks(text: string, path: string): TaskDocument {
+function decodeSnapshot(text: string, path: string): { doc: TaskDocument; own: boolean } {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (error) {
     throw corrupt(path, `not valid JSON (${(error as Error).message})`)
   }
-  const [problem] = FileShape.Check(parsed) ? [] : FileShape.Errors(parsed)
-  if (problem) {
-    const at = problem.instancePath.split('/').filter(Boolean).join('.')
-    throw corrupt(path, `${at || 'the document'} ${problem.message}`)
-  }
-  const file = parsed as { store_generation: number; tasks: Record<string, unknown>[]; runs?: TaskDocument['runs'] }
+  const problem = problemOf(FileShape, parsed, 'the document')
+  if (problem) throw corrupt(path, problem)
+  const file = parsed as { store_generation: number; tasks: Record<string, unknown>[]; runs?: TaskDocument['runs']; snapshot_id?: string }
   const tasks = file.tasks.map((raw) => recordOf(raw, path))
   const seen = new Set<string>()
   for (const task of tasks) {
     if (seen.has(task.id)) throw corrupt(path, `task id "${task.id}" appears twice`)
     seen.add(task.id)
   }
-  return { store_generation: file.store_generation, tasks, runs: file.runs ?? [] }
-}
-
-function versionOf(info: { ino: number; size: number; mtimeMs: number }): string {
-  return `${info.ino}:${info.size}:${info.mtimeMs}`
+  return { doc: { store_generation: file.store_generation, tasks, runs: file.runs ?? [] }, own: file.snapshot_id !== undefined }
 }
 
 /**
- * tasks.json, shared by every process that writes it (this daemon, a second one, a
- * script): each write takes tasks.json.lock, re-reads the file, changes what it read,
- * and replaces the file durably, so no writer loses another's update.
+ * tasks.json as the store writes it: with an id of its own, so that a journal names
+ * this very file and not one written by hand with the same tasks.
+ */
+function snapshotText(doc: TaskDocument): string {
+  const { store_generation, tasks, runs } = doc
+  return `${JSON.stringify({ store_generation, snapshot_id: randomUUID(), tasks, runs }, null, 2)}\n`
+}
+
+function versionOf(info: Stats | undefined): string {
+  return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : 'absent'
+}
+
+function missing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT'
+}
+
+async function statIfExists(path: string): Promise<Stats | undefined> {
+  return stat(path).catch((error: unknown) => {
+    if (missing(error)) return undefined
+    throw error
+  })
+}
+
+async function openIfExists(path: string, flags: string): Promise<FileHandle | undefined> {
+  return open(path, flags).catch((error: unknown) => {
+    if (missing(error)) return undefined
+    throw error
+  })
+}
+
+async function readFrom(file: FileHandle, offset: number, end: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(end - offset)
+  let at = 0
+  while (at < buffer.length) {
+    const { bytesRead } = await file.read(buffer, at, buffer.length - at, offset + at)
+    if (bytesRead === 0) break
+    at += bytesRead
+  }
+  return buffer.subarray(0, at)
+}
+
+/** `tasks.journal` beside `tasks.json`. */
+export function journalPathOf(path: string): string {
+  return join(dirname(path), `${basename(path, '.json')}.journal`)
+}
+
+/**
+ * The task store: tasks.json, a compacted snapshot, and tasks.journal, one line per
+ * mutation since, so a write costs the same however many tasks there are. Shared by
+ * every process that writes it (this daemon, a second one, a script): writes take
+ * tasks.json.lock, catch up with what others wrote, and append.
+ *
+ * Mutations waiting together are committed together: one append and one fdatasync for
+ * the batch, each resolved only once that is done. The journal is folded back into
+ * tasks.json once it outgrows it, the new file written aside while batches go on, and
+ * on demand (the daemon's start and stop).
  */
 export class TaskStore {
-  constructor(readonly path: string) {}
+  readonly journalPath: string
+  private readonly lockPath: string
+  /** Every read and write of the files, in order: a catch-up, a batch, a compaction's swap. */
+  private readonly io = new SerialQueue()
+  private waiting: Waiting[] = []
+  private doc: TaskDocument = structuredClone(EMPTY_DOCUMENT)
+  private seen: Seen | undefined
+  /** Set while this process holds the lock: the files change only through it then. */
+  private locked = false
+  private reading: Promise<void> | undefined
+  /** The compaction under way, if any. */
+  private compaction: Promise<void> | undefined
 
+  constructor(
+    readonly path: string,
+    private readonly compactionFailed: (error: Error) => void = () => {},
+  ) {
+    this.journalPath = journalPathOf(path)
+    this.lockPath = `${path}.lock`
+  }
+
+  /** The store as on disk now. Cheap when nothing changed: two stats. */
   async load(): Promise<Loaded> {
-    let file
-    try {
-      file = await open(this.path, 'r')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { doc: structuredClone(EMPTY_DOCUMENT), version: 'absent' }
-      throw error
-    }
-    try {
-      // fstat and read on one descriptor describe the same file, even if it is replaced meanwhile.
-      const version = versionOf(await file.stat())
-      return { doc: decodeTasks(await file.readFile('utf8'), this.path), version }
-    } finally {
-      await file.close()
-    }
+    // A batch of this process is about to land or landing: what it started from is the newest durable state.
+    if (this.seen && (this.locked || this.waiting.length > 0)) return this.loaded()
+    this.reading ??= this.io.run(() => this.catchUp(false)).finally(() => (this.reading = undefined))
+    await this.reading
+    return this.loaded()
   }
 
   /** The version on disk now, to tell whether a cached read is stale. */
   async currentVersion(): Promise<string> {
+    const [snapshot, journal] = await Promise.all([statIfExists(this.path), statIfExists(this.journalPath)])
+    return `${versionOf(snapshot)}|${versionOf(journal)}`
+  }
+
+  /**
+   * Runs `change` on the current document under the file lock, in a batch with every
+   * other change waiting meanwhile. `next` is committed with store_generation bumped; a
+   * throw commits nothing and fails this change alone. Resolves once it is durable.
+   */
+  transact<T>(change: Change<T>): Promise<Committed<T>> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ change, resolve, reject } as Waiting)
+      if (this.waiting.length === 1) void this.io.run(() => this.commitWaiting())
+    })
+  }
+
+  /**
+   * Folds the journal into tasks.json, so the journal is empty; a tasks.json written by
+   * hand is rewritten as the store writes it, so that the first write need not do it.
+   */
+  async compact(): Promise<void> {
+    await this.compaction
+    await this.load()
+    await this.compactNow()
+  }
+
+  /** Resolves once every change submitted so far is settled. */
+  idle(): Promise<void> {
+    return this.io.idle()
+  }
+
+  private loaded(): Loaded {
+    const seen = this.seen
+    return { doc: this.doc, version: seen ? `${seen.snapshot}|${seen.journal}` : 'absent|absent' }
+  }
+
+  private async locking<T>(work: () => Promise<T>): Promise<T> {
+    return withFileLock(this.lockPath, async () => {
+      this.locked = true
+      try {
+        await this.catchUp(true)
+        return await work()
+      } finally {
+        this.locked = false
+      }
+    })
+  }
+
+  private async commitWaiting(): Promise<void> {
+    const batch = this.waiting.splice(0)
+    let settle: Array<(loaded: Loaded) => void>
     try {
-      return versionOf(await stat(this.path))
+      settle = await this.locking(() => this.apply(batch))
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent'
+      for (const entry of batch) entry.reject(error)
+      return
+    }
+    const loaded = this.loaded()
+    for (const done of settle) done(loaded)
+    if (!this.compaction && this.outgrown()) {
+      this.compaction = this.compactNow()
+        .catch((error: Error) => this.compactionFailed(error))
+        .finally(() => (this.compaction = undefined))
+    }
+  }
+
+  /** The journal is larger than tasks.json (and than a floor): replaying it costs more than rewriting. */
+  private outgrown(): boolean {
+    const seen = this.seen
+    return seen !== undefined && seen.applied > Math.max(COMPACT_AT, seen.snapshotSize)
+  }
+
+  /** Applies each change in order and appends their lines in one write; returns how to settle each. */
+  private async apply(batch: Waiting[]): Promise<Array<(loaded: Loaded) => void>> {
+    let doc = this.doc
+    const lines: string[] = []
+    const settle = batch.map(({ change, resolve, reject }) => {
+      try {
+        const { result, next } = change(doc)
+        if (next !== undefined) {
+          const entry = entryBetween(doc, next, doc.store_generation + 1)
+          doc = applyEntry(doc, entry, (task) => task as unknown as TaskRecord)
+          lines.push(entryLine(entry))
+        }
+        const after = doc
+        return (loaded: Loaded) => resolve({ ...loaded, result, after })
+      } catch (error) {
+        return () => reject(error)
+      }
+    })
+    if (lines.length > 0) {
+      // A journal only continues a tasks.json a store wrote; one written by hand is rewritten first.
+      if (this.seen?.applied === 0 && !this.seen.own) await this.writeSnapshot()
+      await this.append(lines.join(''))
+      this.doc = doc
+    }
+    return settle
+  }
+
+  /** Appends `text` to the journal (after its header when it is empty) and makes it durable. */
+  private async append(text: string): Promise<void> {
+    const seen = this.seen as Seen
+    const file = await open(this.journalPath, 'a', 0o600)
+    let info: Stats
+    try {
+      await file.appendFile(seen.applied === 0 ? snapshotLine(seen.fingerprint) + text : text)
+      await file.datasync()
+      info = await file.stat()
+    } catch (error) {
+      // Nothing of a failed batch may count: its changes were reported failed.
+      await file.truncate(seen.applied).catch(() => {})
       throw error
+    } finally {
+      await file.close()
+    }
+    if (seen.journalInode !== info.ino) await syncDirectory(dirname(this.journalPath))
+    this.seen = { ...seen, journal: versionOf(info), journalInode: info.ino, applied: info.size }
+  }
+
+  /**
+   * Writes the document as it is now to a new tasks.json aside, while batches go on,
+   * then puts it in place under the lock and keeps in the journal only what came after.
+   */
+  private async compactNow(): Promise<void> {
+    const seen = this.seen
+    if (!seen || (seen.applied === 0 && seen.own)) return
+    const text = snapshotText(this.doc)
+    const staged = await stageFileDurable(this.path, text)
+    try {
+      await this.io.run(() => this.locking(() => this.install(seen, text, staged)))
+    } finally {
+      await staged.discard()
     }
   }
 
   /**
-   * Runs `change` on a fresh read under the file lock. When it returns `next`, that
-   * document is written with store_generation bumped; a throw writes nothing.
+   * Under the lock: the journal first names the new tasks.json (so that it continues
+   * the old file and the new), then the new file is renamed into place, then the
+   * journal is replaced by its lines the new file lacks. A crash between any two steps
+   * leaves files that read the same.
    */
-  transact<T>(change: (doc: TaskDocument) => { result: T; next?: TaskDocument }): Promise<Loaded & { result: T }> {
-    return withFileLock(`${this.path}.lock`, async () => {
-      const loaded = await this.load()
-      const { result, next } = change(loaded.doc)
-      if (next === undefined) return { ...loaded, result }
-      const written = { ...next, store_generation: loaded.doc.store_generation + 1 }
-      await writeFileDurable(this.path, `${JSON.stringify(written, null, 2)}\n`)
-      return { doc: written, version: await this.currentVersion(), result }
-    })
+  private async install(captured: Seen, text: string, staged: StagedFile): Promise<void> {
+    const seen = this.seen as Seen
+    // Another writer compacted or replaced the files meanwhile: what was written aside is stale.
+    if (seen.snapshot !== captured.snapshot || seen.journalInode !== captured.journalInode || seen.stale) return
+    const mark = fingerprint(text)
+    const end = seen.applied
+    await this.append(snapshotLine(mark))
+    await staged.install()
+    const journal = await open(this.journalPath, 'r')
+    let since: Buffer
+    try {
+      since = await readFrom(journal, captured.applied, end)
+    } finally {
+      await journal.close()
+    }
+    const rest = since.length > 0 ? Buffer.concat([Buffer.from(snapshotLine(mark)), since]) : Buffer.alloc(0)
+    await writeFileDurable(this.journalPath, rest)
+    const [snapshot, emptied] = await Promise.all([stat(this.path), stat(this.journalPath)])
+    this.seen = {
+      snapshot: versionOf(snapshot),
+      snapshotSize: snapshot.size,
+      fingerprint: mark,
+      own: true,
+      journal: versionOf(emptied),
+      journalInode: emptied.ino,
+      applied: rest.length,
+      stale: false,
+    }
+  }
+
+  /** Under the lock: tasks.json replaced durably by the document. */
+  private async writeSnapshot(): Promise<void> {
+    const text = snapshotText(this.doc)
+    await writeFileDurable(this.path, text)
+    const snapshot = await stat(this.path)
+    this.seen = { ...(this.seen as Seen), snapshot: versionOf(snapshot), snapshotSize: snapshot.size, fingerprint: fingerprint(text), own: true }
+  }
+
+  /**
+   * Brings the document up to what is on disk: only the journal's new lines when
+   * tasks.json is the one read before, else both files. Without the lock, a compaction
+   * by another process may land between the two reads; tasks.json is checked again
+   * after, and both are read again if it changed. Under the lock, a torn last line
+   * (never acknowledged) or a stale journal is cut away before anything is appended.
+   */
+  private async catchUp(locked: boolean): Promise<void> {
+    for (;;) {
+      const snapshot = await statIfExists(this.path)
+      const journal = await openIfExists(this.journalPath, locked ? 'r+' : 'r')
+      try {
+        const info = await journal?.stat()
+        const seen = this.seen
+        const same = seen !== undefined && !seen.stale && seen.snapshot === versionOf(snapshot)
+        if (same && journal && info && info.ino === seen.journalInode && info.size >= seen.applied) {
+          await this.readJournalTail(journal, info, seen)
+        } else if (same && !journal && seen.applied === 0) {
+          this.seen = { ...seen, journal: 'absent', journalInode: undefined }
+        } else if (!(await this.readBoth(journal, info, locked))) {
+          continue
+        }
+        if (locked && journal && info && info.size > (this.seen as Seen).applied) {
+          await journal.truncate((this.seen as Seen).applied)
+          this.seen = { ...(this.seen as Seen), journal: versionOf(await journal.stat()), stale: false }
+        }
+        return
+      } finally {
+        await journal?.close()
+      }
+    }
+  }
+
+  private async readJournalTail(journal: FileHandle, info: Stats, seen: Seen): Promise<void> {
+    const text = await readFrom(journal, seen.applied, info.size)
+    const { entries, length } = parseJournal(text, seen.applied, (problem) => corrupt(this.journalPath, problem))
+    this.doc = this.replay(this.doc, entries)
+    this.seen = { ...seen, journal: versionOf(info), applied: seen.applied + length }
+  }
+
+  /** Reads tasks.json and the whole journal; false when tasks.json changed meanwhile (read again). */
+  private async readBoth(journal: FileHandle | undefined, info: Stats | undefined, locked: boolean): Promise<boolean> {
+    const snapshot = await openIfExists(this.path, 'r')
+    let text: string | undefined
+    let snapshotInfo: Stats | undefined
+    try {
+      // fstat and read on one descriptor describe the same file, even if it is replaced meanwhile.
+      snapshotInfo = await snapshot?.stat()
+      text = await snapshot?.readFile('utf8')
+    } finally {
+      await snapshot?.close()
+    }
+    const { doc, own } = text === undefined ? { doc: structuredClone(EMPTY_DOCUMENT), own: false } : decodeSnapshot(text, this.path)
+    const journalText = journal && info ? parseJournal(await readFrom(journal, 0, info.size), 0, (problem) => corrupt(this.journalPath, problem)) : undefined
+    if (!locked && versionOf(await statIfExists(this.path)) !== versionOf(snapshotInfo)) return false
+    const mark = fingerprint(text)
+    const stale = journalText !== undefined && journalText.snapshots.length > 0 && !journalText.snapshots.includes(mark)
+    this.doc = stale || !journalText ? doc : this.replay(doc, journalText.entries)
+    this.seen = {
+      snapshot: versionOf(snapshotInfo),
+      snapshotSize: snapshotInfo?.size ?? 0,
+      fingerprint: mark,
+      own,
+      journal: versionOf(info),
+      journalInode: info?.ino,
+      // A stale journal is cut away whole under the lock.
+      applied: stale ? 0 : (journalText?.length ?? 0),
+      stale,
+    }
+    return true
+  }
+
+  /** `doc` with the entries newer than it applied; older ones were compacted into it already. */
+  private replay(doc: TaskDocument, entries: JournalEntry[]): TaskDocument {
+    let current = doc
+    for (const entry of entries) {
+      if (entry.generation > current.store_generation) current = applyEntry(current, entry, (raw) => recordOf(raw, this.journalPath))
+    }
+    return current
   }
 }

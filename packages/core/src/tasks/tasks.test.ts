@@ -49,7 +49,10 @@ function sessions(overrides: Partial<SessionPort> = {}): SessionPort {
   }
 }
 
-const storedRuns = async () => JSON.parse(await readFile(join(dir, 'tasks.json'), 'utf8')).runs as unknown[]
+/** What is stored, read as another process would. */
+const storedRuns = async () => (await new TaskStore(join(dir, 'tasks.json')).load()).doc.runs
+/** Both files of the store, byte for byte. */
+const storeFiles = () => Promise.all(['tasks.json', 'tasks.journal'].map((name) => readFile(join(dir, name), 'utf8').catch(() => undefined)))
 const cron = (id: string, more: Record<string, unknown> = {}) => ({ id, cron_expr: '0 0 1 1 *', prompt: 'p', project_path: dir, ...more })
 
 it('refuses runs and target checks loudly until sessions are attached, and records the failed run', async () => {
@@ -164,12 +167,12 @@ it('refuses an enabled task on a session being archived, before anything is writ
   tasks.attach(sessions({ targetState: () => 'archiving' }))
   await tasks.restore()
   await tasks.add({ task: cron('later', { target_session: 'shelf', enabled: false }) })
-  const before = await readFile(join(dir, 'tasks.json'), 'utf8')
+  const before = await storeFiles()
   await expect(tasks.add({ task: cron('now', { target_session: 'shelf' }) })).rejects.toThrow(
     'task now: target_session "shelf" is archiving; restore it or disable the task',
   )
   await expect(tasks.update({ id: 'later', update: { enabled: true } })).rejects.toThrow('task later: target_session "shelf" is archiving')
-  expect(await readFile(join(dir, 'tasks.json'), 'utf8')).toBe(before)
+  expect(await storeFiles()).toEqual(before)
 })
 
 it('counts a task being committed as targeting its session, so an archive checking meanwhile sees it', async () => {

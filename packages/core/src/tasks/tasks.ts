@@ -43,8 +43,9 @@ export interface TasksOptions {
 
 /**
  * The task engine: the store, the operations on it, and the automation that runs tasks.
- * Writes, reloads and restarts go through one queue; reads serve the last loaded
- * document (refreshed when another process changed the file) without waiting for it.
+ * Writes meet in the store's batches; reconciles, restarts and triggers go through one
+ * queue; reads serve the last loaded document (refreshed when another process changed
+ * the files) without waiting for either.
  */
 export class Tasks implements TaskGuard {
   private readonly store: TaskStore
@@ -62,12 +63,13 @@ export class Tasks implements TaskGuard {
   private readonly encoded: EncodedTasks
   /** Counts adopted reads and writes, so a slow read can tell that a newer one landed while it ran. */
   private adoptions = 0
+  private nextReconcile: Promise<void> | undefined
   private fileWatch: FSWatcher | undefined
   private closed = false
 
   constructor(private readonly options: TasksOptions) {
     const { path, log, clock } = options
-    this.store = new TaskStore(path)
+    this.store = new TaskStore(path, (error) => log.warn({ err: error }, 'could not compact tasks.journal into tasks.json; it is tried again after the next write'))
     this.ledger = new WatchLedger(join(dirname(path), 'watchers.json'), log)
     this.outcomes = new OutcomeWriter(this.store, (loaded) => this.adopt(loaded), log)
     const taskOf = (id: string) => this.loaded.doc.tasks.find((task) => task.id === id)
@@ -87,6 +89,7 @@ export class Tasks implements TaskGuard {
 
   /** Loads tasks.json and starts the automation. A corrupt file is reported, kept, and blocks only tasks. */
   async restore(): Promise<void> {
+    await this.compact()
     await this.current().catch((error: Error) => this.options.log.error({ err: error }, 'tasks not restored'))
     this.runs.adopt(this.loaded.doc.runs)
     await this.ledger.reap()
@@ -100,8 +103,9 @@ export class Tasks implements TaskGuard {
     }
     try {
       // Another writer (a second daemon, a script) may change the file: pick it up promptly.
+      const names = new Set([basename(this.store.path), basename(this.store.journalPath)])
       this.fileWatch = watch(dirname(this.store.path), (_event, name) => {
-        if (name === basename(this.store.path)) void this.current().catch((error: Error) => this.reloadFailed(error))
+        if (name !== null && names.has(name)) void this.current().catch((error: Error) => this.reloadFailed(error))
       })
       this.fileWatch.unref()
     } catch (error) {
@@ -117,7 +121,17 @@ export class Tasks implements TaskGuard {
     await this.automation.close()
     await this.runs.close()
     await this.outcomes.idle()
+    await this.store.idle()
+    await this.compact()
     await this.ledger.idle()
+  }
+
+  /** Folds the journal into tasks.json at start and stop, so that a stopped store is one file. */
+  private async compact(): Promise<void> {
+    // A corrupt store stays as it is; the error is reported where it is read.
+    await this.store.compact().catch((error: Error) => {
+      if (!(error instanceof CorruptFile)) this.options.log.warn({ err: error }, 'could not compact tasks.journal into tasks.json')
+    })
   }
 
   enabledTargeting(title: string, repoId: string): string[] {
@@ -153,13 +167,11 @@ export class Tasks implements TaskGuard {
     )
     checkTask(draft, input.id !== undefined)
     const task = { ...draft, ...(await resolveProject(draft.project_path)) }
-    return this.write(async () => {
-      await this.commit((doc) => {
-        if (doc.tasks.some((stored) => stored.id === task.id)) throw new Refused(`task ${task.id} already exists`)
-        return [...doc.tasks, task]
-      })
-      return { ok: true as const, task: this.encodeId(task.id) }
+    const after = await this.write((doc) => {
+      if (doc.tasks.some((stored) => stored.id === task.id)) throw new Refused(`task ${task.id} already exists`)
+      return { tasks: [...doc.tasks, task], changed: task }
     })
+    return { ok: true as const, task: this.encodeId(task.id, after) }
   }
 
   async update({ id, update, expect, actor }: Static<typeof UpdateTaskRequest>) {
@@ -169,28 +181,24 @@ export class Tasks implements TaskGuard {
     const fields = Object.keys(edits)
     if (fields.length === 0) throw new InvalidRequest('update has no fields to change')
     const project = edits.project_path === undefined ? {} : await resolveProject(edits.project_path)
-    return this.write(async () => {
-      await this.commit((doc) => {
-        const current = this.find(doc, taskId, expect)
-        const at = this.options.clock.now().toISOString()
-        const audit = [...current.audit, { at, actor: who, op: `update ${fields.join(',')}` }].slice(-AUDIT_LENGTH)
-        const next = { ...merged(current, edits), ...project, audit }
-        checkTask(next)
-        return doc.tasks.map((task) => (task.id === taskId ? next : task))
-      })
-      return { ok: true as const, task: this.encodeId(taskId) }
+    const after = await this.write((doc) => {
+      const current = this.find(doc, taskId, expect)
+      const at = this.options.clock.now().toISOString()
+      const audit = [...current.audit, { at, actor: who, op: `update ${fields.join(',')}` }].slice(-AUDIT_LENGTH)
+      const next = { ...merged(current, edits), ...project, audit }
+      checkTask(next)
+      return { tasks: doc.tasks.map((task) => (task.id === taskId ? next : task)), changed: next }
     })
+    return { ok: true as const, task: this.encodeId(taskId, after) }
   }
 
-  remove({ id, expect }: ById) {
+  async remove({ id, expect }: ById) {
     const taskId = required(id, 'id')
-    return this.write(async () => {
-      await this.commit((doc) => {
-        this.find(doc, taskId, expect)
-        return doc.tasks.filter((task) => task.id !== taskId)
-      })
-      return { ok: true as const }
+    await this.write((doc) => {
+      this.find(doc, taskId, expect)
+      return { tasks: doc.tasks.filter((task) => task.id !== taskId) }
     })
+    return { ok: true as const }
   }
 
   /** Replaces an enabled watch task's watcher: the old process group and drainer are gone before the new one starts. */
@@ -222,40 +230,40 @@ export class Tasks implements TaskGuard {
     return { ok: true as const }
   }
 
-  /** A write operation: serialized with every other, on a usable store. */
-  private write<T>(work: () => Promise<T>): Promise<T> {
-    return this.ops.run(async () => {
-      await this.current()
-      return work()
-    })
-  }
-
   /**
-   * Replaces the task list under the file lock (on a fresh read), after the archived
-   * target check, then brings the automation in line before answering.
+   * Replaces the task list, after the archived target check of the task it adds or
+   * changes: the change joins the store's next batch (writes are not serialized here, or
+   * none would ever share a batch), then the automation is brought in line before
+   * answering. Resolves with the document right after this change.
    */
-  private async commit(change: (doc: TaskDocument) => TaskRecord[]): Promise<void> {
+  private async write(change: (doc: TaskDocument) => { tasks: TaskRecord[]; changed?: TaskRecord }): Promise<TaskDocument> {
+    // The store catches up under its lock anyway; a read first only matters to retry a broken one.
+    if (this.broken) await this.current()
     const claimed: Array<[string, string]> = []
+    let after: TaskDocument
     try {
-      const loaded = await this.store.transact((doc) => {
-        const tasks = change(doc)
-        const before = new Map(doc.tasks.map((task) => [task.id, task]))
-        for (const task of tasks) {
-          if (task === before.get(task.id)) continue
-          claimed.push(...this.claim(task))
-          this.checkTarget(task)
+      const committed = await this.store.transact((doc) => {
+        const { tasks, changed } = change(doc)
+        if (changed) {
+          claimed.push(...this.claim(changed))
+          this.checkTarget(changed)
         }
         return { result: undefined, next: { ...doc, tasks } }
       })
-      this.adopt(loaded)
+      after = committed.after
+      this.adopt(committed)
+    } catch (error) {
+      if (error instanceof CorruptFile) this.corrupted(error)
+      throw error
     } finally {
       for (const [key, id] of claimed) this.claims.get(key)?.delete(id)
     }
     try {
-      await this.reconcile()
+      await this.reconcileSoon()
     } catch (error) {
       throw new MutationCommitted(`the task change was saved, but applying it failed: ${(error as Error).message}`)
     }
+    return after
   }
 
   private claim(task: TaskRecord): Array<[string, string]> {
@@ -301,9 +309,7 @@ export class Tasks implements TaskGuard {
         // A write adopted meanwhile is at least as new as this read: the read must not undo it.
         if (this.adoptions === before) this.adopt(loaded)
       } catch (error) {
-        if (!(error instanceof CorruptFile)) throw error
-        if (this.broken?.message !== error.message) this.options.log.error({ err: error }, 'tasks.json is corrupt')
-        this.broken = error
+        if (error instanceof CorruptFile) this.corrupted(error)
         throw error
       }
     }
@@ -313,12 +319,30 @@ export class Tasks implements TaskGuard {
   /** Takes a newer read or write of the store as current; the automation follows in the queue. */
   private adopt(loaded: Loaded): void {
     this.adoptions++
-    const changed = loaded.version !== this.loaded.version
-    this.loaded = loaded
+    const changed = loaded.doc !== this.loaded.doc
+    this.loaded = { doc: loaded.doc, version: loaded.version }
     this.broken = undefined
     if (changed) {
-      void this.ops.run(() => this.reconcile()).catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
+      this.reconcileSoon().catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
     }
+  }
+
+  /**
+   * A reconcile that starts after this call, in the queue: callers that ask before it
+   * starts share it, so a burst of writes costs one pass over the tasks, not one each.
+   */
+  private reconcileSoon(): Promise<void> {
+    this.nextReconcile ??= this.ops.run(() => {
+      this.nextReconcile = undefined
+      return this.reconcile()
+    })
+    return this.nextReconcile
+  }
+
+  /** Refuses task operations until the store reads again; logged once per problem. */
+  private corrupted(error: CorruptFile): void {
+    if (this.broken?.message !== error.message) this.options.log.error({ err: error }, 'the task store is corrupt')
+    this.broken = error
   }
 
   /** current() has logged a corrupt file already; anything else would go unseen until the next read. */
@@ -334,8 +358,7 @@ export class Tasks implements TaskGuard {
     return this.automation.reconcile(this.loaded.doc.tasks)
   }
 
-  private encodeId(id: string): TaskWire {
-    const doc = this.loaded.doc
+  private encodeId(id: string, doc: TaskDocument): TaskWire {
     const ordinal = doc.tasks.findIndex((task) => task.id === id)
     return this.encoded.encode(doc.tasks[ordinal] as TaskRecord, ordinal, doc)
   }

@@ -41,7 +41,7 @@ const derived = {
   next_run_at: Timestamp,
   arming: Type.String(),
   ordinal: Type.Integer({ description: 'position in the store, from 0' }),
-  store_generation: Type.Integer({ description: 'bumped on every write of tasks.json' }),
+  store_generation: Type.Integer({ description: 'bumped on every committed change to the task store' }),
 }
 
 /** A task as the daemon returns it: every stored field, plus schedule health derived at read time. */
