@@ -81,8 +81,9 @@ function open(target: Endpoint, headers: Record<string, string>): Promise<WebSoc
         }
         const status = response.statusCode ?? 0
         reject(new Refusal(status, body, body?.message ?? `unexpected HTTP ${status} reply to the event feed upgrade`))
+        // After the rejection: ending a socket still connecting reports an error of its own.
+        socket.terminate()
       })
-      socket.terminate()
     })
     socket.once('error', (error) => reject(error))
   })
