@@ -47,6 +47,11 @@ describe('session events', () => {
       return JSON.stringify(last.data) === JSON.stringify(await session(daemon, 'life')) || undefined
     })
 
+    // An operation's change is sent as the session is once it ended, not as it looked in flight.
+    const tab = await daemon.client.call('CreateTab', { title: 'life', kind: 'web', url: 'http://127.0.0.1:9/' })
+    const withTab = await feed.next('session.updated', (frame) => frame.data.id === instance.id && frame.data.tabs.some((shown) => shown.id === tab.id), from)
+    expect(withTab.data.idle_reason).toBe('settled-after-pane-change')
+
     await daemon.client.call('ArchiveSession', { title: 'life' })
     expect((await feed.next('session.archived', (frame) => frame.data.id === instance.id, from)).data.status_name).toBe('archived')
     await daemon.client.call('RestoreArchived', { title: 'life' })

@@ -16,20 +16,24 @@ interface Seen {
  * Session events, derived from the session objects exactly as Snapshot encodes them: an
  * event goes out when that encoding changed since the last one sent, never for a read.
  * Per session at most one per poll tick: the first change in a tick is sent at once,
- * later ones are held and sent (as the state then) when the tick ends. A change inside
- * an operation that the operation itself undoes before it ends (an idle reason hidden
- * while in flight, the `deleting` state on the way to archived) is not sent on its own.
+ * later ones are held and sent (as the state then) when the tick ends. A change made
+ * inside an operation is sent when the operation ends, as the session is then: what an
+ * operation shows only while in flight (no idle reason, `deleting` on the way to
+ * archived) is never sent on its own.
  */
 export class SessionFeed {
   private readonly sent = new Map<string, { json: string; archived: boolean }>()
   private readonly seen = new Map<string, Seen>()
   private readonly held = new Map<string, SessionKind>()
   private readonly sentThisTick = new Set<string>()
+  /** Restores saved inside an operation still under way, announced as such when it ends. */
+  private readonly restoring = new Set<string>()
 
   constructor(
     private readonly bus: EventBus,
     private readonly records: ReadonlyMap<string, SessionRecord>,
     private readonly wire: WireCache,
+    private readonly inFlight: (id: string) => boolean,
   ) {}
 
   /** The fleet as restored is the baseline: nothing in it is news. */
@@ -40,19 +44,24 @@ export class SessionFeed {
     }
   }
 
-  /** A record was saved (durably or atomically): its change, and any call for the user, go out. */
-  saved(record: SessionRecord, kind?: SessionKind): void {
+  /** A record was saved (durably or atomically): any call for the user goes out, and its change unless an operation is under way. */
+  saved(record: SessionRecord, restored = false): void {
     this.attention(record)
-    this.check(record.id, kind)
+    if (!this.inFlight(record.id)) return this.check(record.id, restored ? 'session.restored' : undefined)
+    if (restored) this.restoring.add(record.id)
   }
 
-  /** An operation on the session ended: what it hid while in flight may show again. */
+  /** The operations on the session (or its creation) ended: what they changed goes out. */
   settled(id: string): void {
-    this.check(id)
+    // A creation's first prompt ends its operation before the creation itself is over.
+    if (this.inFlight(id)) return
+    const restored = this.restoring.delete(id)
+    this.check(id, restored ? 'session.restored' : undefined)
   }
 
   removed(record: SessionRecord): void {
     this.held.delete(record.id)
+    this.restoring.delete(record.id)
     this.sent.delete(record.id)
     this.seen.delete(record.id)
     this.bus.publish('session.killed', { id: record.id, title: record.title, repo_id: record.repo_id })

@@ -158,7 +158,7 @@ export class Lifecycle {
     } catch (error) {
       throw committed(`session "${record.title}" was created`, error)
     } finally {
-      table.creating.delete(record.id)
+      table.created(record.id)
     }
     return record
   }

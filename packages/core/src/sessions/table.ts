@@ -45,7 +45,7 @@ export class SessionTable {
     events: EventBus,
   ) {
     this.wire = new WireCache(bootId, (id) => this.inFlight(id))
-    this.feed = new SessionFeed(events, this.records, this.wire)
+    this.feed = new SessionFeed(events, this.records, this.wire, (id) => this.inFlight(id))
   }
 
   get now(): Date {
@@ -63,7 +63,13 @@ export class SessionTable {
   async save(record: SessionRecord, durable = true, restored = false): Promise<void> {
     this.wire.changed(record.id)
     await this.store.save(record, durable)
-    this.feed.saved(record, restored ? 'session.restored' : undefined)
+    this.feed.saved(record, restored)
+  }
+
+  /** A session's creation is over (its first prompt included): it is an ordinary session now. */
+  created(id: string): void {
+    this.creating.delete(id)
+    this.feed.settled(id)
   }
 
   /** Deletes the stored record and forgets it. */
