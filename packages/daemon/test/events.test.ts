@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createClient, EVENTS_OVERFLOW_CODE, EVENTS_QUEUE_FRAMES, type FeedFrame } from '@svc/protocol'
+import { createClient, EVENTS_OVERFLOW_CODE, EVENTS_PING_MS, EVENTS_QUEUE_FRAMES, type FeedFrame } from '@svc/protocol'
 import { makeRepo, recordEvents, send, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
@@ -15,10 +15,10 @@ async function daemonWithTcp(): Promise<{ daemon: TestDaemon; url: string; port:
   return { daemon, url: `http://127.0.0.1:${port}`, port, token: (await readFile(daemon.paths.token, 'utf8')).trim() }
 }
 
-/** A raw subscriber over the Unix socket; `paused` stops reading from the kernel right after it opens. */
-function subscriber(daemon: TestDaemon): Promise<{ socket: WebSocket; frames: FeedFrame[]; closed: Promise<{ code: number; reason: string }> }> {
+/** A raw subscriber over the Unix socket; `autoPong: false` makes one that never answers a ping. */
+function subscriber(daemon: TestDaemon, autoPong = true): Promise<{ socket: WebSocket; frames: FeedFrame[]; closed: Promise<{ code: number; reason: string }> }> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws+unix://${daemon.paths.socket}:/v1/events`)
+    const socket = new WebSocket(`ws+unix://${daemon.paths.socket}:/v1/events`, { autoPong })
     const frames: FeedFrame[] = []
     socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as FeedFrame))
     const closed = new Promise<{ code: number; reason: string }>((done) =>
@@ -140,6 +140,23 @@ describe('the event feed', () => {
     await feed.next('config.changed')
     feed.close()
   }, 40_000)
+
+  it('pings every 15 s and drops a subscriber that did not answer, keeping one that did', async () => {
+    const daemon = await startDaemon()
+    homes.keep(daemon.home)
+    const silent = await subscriber(daemon, false)
+    const answering = await subscriber(daemon)
+    let pings = 0
+    answering.socket.on('ping', () => pings++)
+    const started = Date.now()
+    const closed = await silent.closed
+    // Dropped at the ping after the one it left unanswered: one interval at least.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(EVENTS_PING_MS - 1000)
+    expect(closed.code).toBe(1006)
+    expect(pings).toBeGreaterThanOrEqual(1)
+    expect(answering.socket.readyState).toBe(WebSocket.OPEN)
+    answering.socket.close()
+  }, 60_000)
 
   it('closes a subscriber that stopped reading with 1013 once 256 frames wait, while another keeps receiving every frame', async () => {
     const daemon = await startDaemon()
