@@ -34,7 +34,7 @@ it('without --follow, waits for the next matching event, prints it as one JSON l
   await waitFor(async () => exited || (await daemon.client.call('SetConfigValue', { key: 'limit_auto_resume', value: 'true' }), undefined), 20_000)
   expect(await once.exited).toBe(0)
   expect(once.frames()).toEqual([{ type: 'config.changed', seq: expect.any(Number), data: { key: 'limit_auto_resume' } }])
-})
+}, 60_000)
 
 it('with --follow, prints the hello and every matching event until interrupted, filtered by kind and session', async () => {
   const { daemon, env } = await daemonHome()
@@ -53,7 +53,7 @@ it('with --follow, prints the hello and every matching event until interrupted, 
   expect(all.frames().map((frame) => frame.type)).toEqual(['hello', 'projects.changed', 'config.changed'])
   expect(all.frames()[0]).toEqual({ type: 'hello', data: { boot_id: (await daemon.client.call('Health')).boot_id, seq: expect.any(Number) } })
   expect(none.frames().map((frame) => frame.type)).toEqual(['hello'])
-})
+}, 60_000)
 
 it('reads a daemon on another machine through its TCP listener with SVC_URL and SVC_TOKEN', async () => {
   const daemon = await startDaemon({ config: { network: { listen_addr: '127.0.0.1:0' } } })
@@ -71,7 +71,7 @@ it('reads a daemon on another machine through its TCP listener with SVC_URL and 
   await waitFor(() => remote.frames().some((frame) => frame.type === 'config.changed'))
   remote.child.kill('SIGTERM')
   expect(await remote.exited).toBe(0)
-})
+}, 60_000)
 
 it('refuses an unknown kind as a usage error', async () => {
   const result = await runCli(['events', '--kind', 'sessions.created'], { SERVICE_HOME: await homes.make() })

@@ -28,7 +28,7 @@ export function committed(done: string, error: unknown): MutationCommitted {
  */
 export class SessionTable {
   readonly records = new Map<string, SessionRecord>()
-  /** An operation ending may show what it hid while in flight (the idle reason). */
+  /** What an operation changed is announced when its session's queue drains. */
   readonly ops = new KeyedQueue((id) => this.feed.settled(id))
   readonly repos = new KeyedQueue()
   /** Sessions being created: not yet in their queue, already in the map. */
