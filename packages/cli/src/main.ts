@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@svc/protocol'
 import { configCommand } from './commands/config.js'
 import { daemonCommand } from './commands/daemon.js'
+import { eventsCommand } from './commands/events.js'
 import { healthCommand } from './commands/health.js'
 import { programsCommand } from './commands/programs.js'
 import { projectsCommand } from './commands/projects.js'
@@ -30,6 +31,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   routesCommand(svc)
   daemonCommand(svc)
   healthCommand(svc)
+  eventsCommand(svc)
   sessionsCommand(svc)
   tabsCommand(svc)
   projectsCommand(svc)

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { ServicePaths } from '@svc/protocol'
 import type { Config } from './config/config.js'
+import { EventBus } from './events/bus.js'
+import { Notifier } from './events/notifier.js'
 import type { Clock } from './infra/clock.js'
 import { Projects } from './projects/projects.js'
 import { sessionPort } from './sessions/port.js'
@@ -20,6 +22,8 @@ export class Core {
   readonly sessions: Sessions
   readonly projects: Projects
   readonly tasks: Tasks
+  /** Domain events, open once the state is restored. */
+  readonly events: EventBus
   private currentPhase: Phase = 'warming'
 
   constructor(
@@ -30,9 +34,12 @@ export class Core {
     /** The daemon's environment, which sessions filter for their panes. */
     readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, env })
-    this.projects = new Projects(paths, config, this.sessions)
-    this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env })
+    this.events = new EventBus(log)
+    this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, events: this.events, env })
+    this.projects = new Projects(paths, config, this.sessions, this.events)
+    this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env, events: this.events })
+    config.onChange((_next, _previous, key) => this.events.publish('config.changed', { key }))
+    this.events.subscribe(new Notifier(config, log, env).listener)
     // Sessions and tasks need each other: tasks drive sessions, sessions ask tasks before archiving.
     this.tasks.attach(sessionPort(this.sessions))
     this.sessions.setGuard(this.tasks)
@@ -53,6 +60,7 @@ export class Core {
     this.sessions.startObserving()
     await this.tasks.restore()
     await beforeReady()
+    this.events.start()
     this.currentPhase = 'ready'
   }
 

@@ -19,12 +19,17 @@ export class SerialQueue {
 export class KeyedQueue {
   private readonly queues = new Map<string, { queue: SerialQueue; pending: number }>()
 
+  /** `drained` is told each key whose work has all finished. */
+  constructor(private readonly drained?: (key: string) => void) {}
+
   run<T>(key: string, work: () => Promise<T>): Promise<T> {
     const entry = this.queues.get(key) ?? { queue: new SerialQueue(), pending: 0 }
     this.queues.set(key, entry)
     entry.pending++
     return entry.queue.run(work).finally(() => {
-      if (--entry.pending === 0) this.queues.delete(key)
+      if (--entry.pending > 0) return
+      this.queues.delete(key)
+      this.drained?.(key)
     })
   }
 

@@ -111,7 +111,7 @@ async function createVsFloor() {
 }
 
 /** A stored session in a state that needs no tmux (archived or dead), with three tabs. */
-function storedRecord(home, i) {
+export function storedRecord(home, i) {
   const repoPath = `/tmp/svc-bench-stored/repo${i % STORED_REPOS}`
   const repoId = repoIdOf(repoPath)
   const title = `stored-${i}`

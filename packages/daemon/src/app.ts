@@ -12,6 +12,7 @@ import { networkSafety } from './plugins/network-safety.js'
 import { warmup } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
 import { configRoutes } from './routes/config.js'
+import { eventRoutes } from './routes/events.js'
 import { healthRoutes, type ListenerReport } from './routes/health.js'
 import { projectRoutes } from './routes/projects.js'
 import { sessionRoutes } from './routes/sessions.js'
@@ -80,6 +81,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
   for (const [group, handlers] of Object.entries(groups)) {
     await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))
   }
+  await fastify.register(eventRoutes(core))
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
   return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served }

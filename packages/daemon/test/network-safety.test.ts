@@ -106,8 +106,8 @@ describe('the Origin rule', () => {
     const { tcp, token } = await fixture({ require_token: false })
     const url = `ws://127.0.0.1:${tcp.port}/v1/events?access_token=${token}`
     expect(await upgrade(url, { origin: 'https://evil.example' })).toBe(403)
-    // The same request from the listener's own origin passes the gate (no WebSocket route yet: 404).
-    expect(await upgrade(url, { origin: `http://127.0.0.1:${tcp.port}` })).toBe(404)
+    // The same request from the listener's own origin passes the gate and opens the event feed.
+    expect(await upgrade(url, { origin: `http://127.0.0.1:${tcp.port}` })).toBe('open')
   })
 })
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { routes } from '@svc/protocol'
+import { EVENTS_PATH, routes } from '@svc/protocol'
 import { startDaemon, type RunningDaemon } from '@svc/daemon'
 import { cleanup, runCli, send, tempDir } from '@svc/test-kit'
 
@@ -20,10 +20,10 @@ afterAll(async () => {
   await cleanup(home)
 })
 
-it('serves exactly the route table, plus the CORS preflight', () => {
+it('serves exactly the route table, plus the CORS preflight and the event plane (not in the catalog)', () => {
   const served = daemon.app.served.map(({ method, url }) => `${method} ${url}`).sort()
   const table = routes.map(({ method, path }) => `${method} ${path}`)
-  expect(served).toEqual([...table, 'OPTIONS *'].sort())
+  expect(served).toEqual([...table, 'OPTIONS *', `GET ${EVENTS_PATH}`].sort())
 })
 
 it('answers every table route over the socket', async () => {

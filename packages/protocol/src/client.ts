@@ -1,5 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import type { EnvelopeT, ErrorBodyT } from './envelope.js'
+import { eventFeed, type EventsOptions } from './event-feed.js'
+import type { FeedFrame } from './events.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
 
@@ -52,6 +54,8 @@ export class UnreachableError extends Error {
 export interface Client {
   call<N extends RouteName>(name: N, body?: RequestOf<N>): Promise<ResponseOf<N>>
   raw(method: string, path: string, body?: string | Buffer, headers?: Record<string, string>): Promise<RawResponse>
+  /** The event feed (`GET /v1/events`): typed frames, reconnecting after a drop. */
+  events(options?: EventsOptions): AsyncGenerator<FeedFrame>
   readonly target: ClientTarget
 }
 
@@ -114,5 +118,13 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
     return envelope.data
   }
 
-  return { call, raw, target }
+  function events(eventOptions: EventsOptions = {}): AsyncGenerator<FeedFrame> {
+    return eventFeed(target, baseHeaders, eventOptions, {
+      refused: (status, body) => new DaemonError(status, body, 'events'),
+      unreachable: (error) =>
+        new UnreachableError(`cannot reach the daemon at ${where}: ${error.message}`, (error as NodeJS.ErrnoException).code),
+    })
+  }
+
+  return { call, raw, events, target }
 }

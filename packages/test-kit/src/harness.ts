@@ -6,7 +6,7 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Value } from 'typebox/value'
-import { createClient, routeAt, routeNamed, servicePaths, type Client, type Route, type ServicePaths } from '@svc/protocol'
+import { createClient, routeAt, routeNamed, servicePaths, Session, Task, type Client, type FeedFrame, type Route, type ServicePaths } from '@svc/protocol'
 
 /** The built entries, as their packages export them: integration tests run what users run. */
 export const DAEMON_MAIN = createRequire(import.meta.url).resolve('@svc/daemon/main')
@@ -111,7 +111,15 @@ export function checkReply(method: string, path: string, status: number, text: s
   checkData(route, (jsonOf(text) as { data?: unknown } | undefined)?.data, text)
 }
 
-/** The typed client, with every answer checked; `raw` answers too. */
+/** Session and task frames carry the objects Snapshot and ListTasks answer: held to the same schemas. */
+function checkFrame(frame: FeedFrame): void {
+  const schema = /^session\.(created|updated|archived|restored)$/.test(frame.type) ? Session : /^task\.(created|updated)$/.test(frame.type) ? Task : undefined
+  if (schema === undefined || Value.Check(schema, (frame as { data?: unknown }).data)) return
+  const problems = Value.Errors(schema, (frame as { data?: unknown }).data).slice(0, 5).map((error) => `${error.instancePath || '(root)'} ${error.message}`)
+  throw new Error(`a ${frame.type} frame carries a shape its schema refuses: ${problems.join('; ')}`)
+}
+
+/** The typed client, with every answer checked; `raw` answers and event frames too. */
 export function checkedClient(client: Client): Client {
   return {
     target: client.target,
@@ -124,6 +132,12 @@ export function checkedClient(client: Client): Client {
       const answer = await client.raw(method, path, body, headers)
       checkReply(method, path, answer.status, answer.text)
       return answer
+    },
+    async *events(options) {
+      for await (const frame of client.events(options)) {
+        checkFrame(frame)
+        yield frame
+      }
     },
   }
 }

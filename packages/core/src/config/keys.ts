@@ -154,6 +154,11 @@ export const CONFIG_KEYS = {
     `${RESERVED} agent for root sessions ("" = default_program); this version starts no root sessions`,
     { applies: 'next-start' },
   ),
+  notify_command: key(
+    string(),
+    '',
+    'Shell command run ($SHELL -c) with the event JSON on stdin whenever a session needs its user (settled, usage limit, prompt not delivered); at most once per session per 30 s; "" = off',
+  ),
   log_max_size_mb: key(int(1, 1024), 10, 'Rotate daemon.log when it reaches this many megabytes'),
   log_max_backups: key(int(1, 100), 3, 'Rotated daemon.log files to keep'),
 } as const

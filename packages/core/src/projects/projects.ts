@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import type { Static } from 'typebox'
 import { expandHome, type Project, type ServicePaths, excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
+import type { EventBus } from '../events/bus.js'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import { readIfExists, writeFileDurable } from '../infra/durable.js'
 import { repoIdOf, resolveRepository, type Repository } from '../infra/git.js'
@@ -25,6 +26,7 @@ export class Projects {
     private readonly paths: ServicePaths,
     private readonly config: Config,
     private readonly sessions: Sessions,
+    private readonly events: EventBus,
   ) {}
 
   async restore(): Promise<void> {
@@ -44,9 +46,10 @@ export class Projects {
     return { id: project.id, root: project.root, path_exists: existsSync(project.root) }
   }
 
-  private save(): Promise<void> {
+  private async save(): Promise<void> {
     const projects = [...this.projects.values()].sort((a, b) => a.root.localeCompare(b.root))
-    return writeFileDurable(this.paths.projects, `${JSON.stringify({ projects }, null, 2)}\n`)
+    await writeFileDurable(this.paths.projects, `${JSON.stringify({ projects }, null, 2)}\n`)
+    this.events.publish('projects.changed', undefined)
   }
 
   /** Records a repository sessions use, so it appears among the projects. */

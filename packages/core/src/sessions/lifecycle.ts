@@ -158,7 +158,7 @@ export class Lifecycle {
     } catch (error) {
       throw committed(`session "${record.title}" was created`, error)
     } finally {
-      table.creating.delete(record.id)
+      table.created(record.id)
     }
     return record
   }
@@ -185,7 +185,7 @@ export class Lifecycle {
         await table.save(record)
         throw committed(`session "${record.title}" was stopped and marked dead`, error)
       }
-      await table.remove(record.id)
+      await table.remove(record)
       table.emit(record.id, 'removed')
     })
   }
@@ -271,7 +271,7 @@ export class Lifecycle {
     runtimeReplaced(record)
     table.transition(record, 'running')
     table.touch(record)
-    await table.save(record)
+    await table.save(record, true, true)
   }
 
   /** Restores an archived, lost or dead session (or, with force_reap, replaces a live one's runtime). */

@@ -24,6 +24,8 @@ export interface ObserverHost {
   settled(id: string): void
   deliverInto(record: SessionRecord, prompt: string): Promise<DeliveryStatus>
   resumeFromLimit(id: string): Promise<void>
+  /** A poll tick ended (session events are coalesced per tick). */
+  ticked(): void
 }
 
 export interface ObserverOptions {
@@ -117,6 +119,8 @@ export class Observer {
       await this.deliverDeferred(sightings)
     } catch (error) {
       this.options.log.warn({ err: error }, 'poll tick failed')
+    } finally {
+      this.host.ticked()
     }
   }
 

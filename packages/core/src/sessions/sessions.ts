@@ -4,6 +4,7 @@ import type { Static } from 'typebox'
 import type { DeliveryStatus, ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
+import type { EventBus } from '../events/bus.js'
 import type { Clock } from '../infra/clock.js'
 import type { Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
@@ -30,6 +31,7 @@ export interface SessionsOptions {
   log: Logger
   clock: Clock
   bootId: string
+  events: EventBus
   /** The daemon's environment; panes see a filtered copy. */
   env: NodeJS.ProcessEnv
 }
@@ -53,7 +55,7 @@ export class Sessions {
   constructor(options: SessionsOptions) {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
     this.store = new SessionStore(join(options.paths.home, 'sessions'), options.log)
-    this.table = new SessionTable(this.store, options.clock, options.bootId)
+    this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
     this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env)
     const { table } = this
     this.observer = new Observer(
@@ -68,6 +70,7 @@ export class Sessions {
         settled: (id) => table.emit(id, 'settled'),
         deliverInto: (record, prompt) => this.prompts.deliverInto(record, prompt),
         resumeFromLimit: (id) => this.prompts.resumeFromLimit({ id }),
+        ticked: () => table.feed.tick(),
       },
       this.tmux,
       this.runtime,
@@ -109,6 +112,7 @@ export class Sessions {
   }
 
   startObserving(): void {
+    this.table.feed.seed()
     this.observer.start()
   }
 

@@ -1,5 +1,7 @@
 import { excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, MutationCommitted, NotFound } from '../errors.js'
+import type { EventBus } from '../events/bus.js'
+import { SessionFeed } from '../events/session-feed.js'
 import type { Clock } from '../infra/clock.js'
 import { KeyedQueue } from '../serial.js'
 import { setState, type SessionRecord, type State } from './record.js'
@@ -26,20 +28,24 @@ export function committed(done: string, error: unknown): MutationCommitted {
  */
 export class SessionTable {
   readonly records = new Map<string, SessionRecord>()
-  readonly ops = new KeyedQueue()
+  /** What an operation changed is announced when its session's queue drains. */
+  readonly ops = new KeyedQueue((id) => this.feed.settled(id))
   readonly repos = new KeyedQueue()
   /** Sessions being created: not yet in their queue, already in the map. */
   readonly creating = new Set<string>()
   readonly archiving = new Set<string>()
   readonly wire: WireCache
+  readonly feed: SessionFeed
   private readonly settledListeners: SettledListener[] = []
 
   constructor(
     private readonly store: SessionStore,
     private readonly clock: Clock,
     bootId: string,
+    events: EventBus,
   ) {
     this.wire = new WireCache(bootId, (id) => this.inFlight(id))
+    this.feed = new SessionFeed(events, this.records, this.wire, (id) => this.inFlight(id))
   }
 
   get now(): Date {
@@ -50,16 +56,27 @@ export class SessionTable {
     return this.creating.has(id) || this.ops.busy(id)
   }
 
-  /** Persists a record; every change to one must come through here (the wire cache relies on it). */
-  save(record: SessionRecord, durable = true): Promise<void> {
+  /**
+   * Persists a record; every change to one must come through here (the wire cache and
+   * the event feed rely on it). `restored` names a restore, which the feed reports as such.
+   */
+  async save(record: SessionRecord, durable = true, restored = false): Promise<void> {
     this.wire.changed(record.id)
-    return this.store.save(record, durable)
+    await this.store.save(record, durable)
+    this.feed.saved(record, restored)
+  }
+
+  /** A session's creation is over (its first prompt included): it is an ordinary session now. */
+  created(id: string): void {
+    this.creating.delete(id)
+    this.feed.settled(id)
   }
 
   /** Deletes the stored record and forgets it. */
-  async remove(id: string): Promise<void> {
-    await this.store.remove(id)
-    this.forget(id)
+  async remove(record: SessionRecord): Promise<void> {
+    await this.store.remove(record.id)
+    this.forget(record.id)
+    this.feed.removed(record)
   }
 
   forget(id: string): void {

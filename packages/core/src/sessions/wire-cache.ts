@@ -82,7 +82,8 @@ export class WireCache {
     return moved
   }
 
-  private jsonOf(record: SessionRecord): string {
+  /** The session object as clients see it, as JSON text. */
+  jsonOf(record: SessionRecord): string {
     const stamp = `${this.revisions.get(record.id) ?? 0}:${record.status}:${record.liveness ?? 0}:${this.inFlight(record.id)}`
     const cached = this.json.get(record.id)
     if (cached?.stamp === stamp) return cached.json

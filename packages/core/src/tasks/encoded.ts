@@ -56,6 +56,11 @@ export class EncodedTasks {
     return this.entry(task, ordinal, doc).wire
   }
 
+  /** One task as clients see it, with that encoding as text. */
+  encoded(task: TaskRecord, ordinal: number, doc: TaskDocument): { wire: TaskWire; json: string } {
+    return this.entry(task, ordinal, doc)
+  }
+
   /** Forgets tasks that are no longer stored. */
   retain(ids: Set<string>): void {
     for (const id of this.entries.keys()) if (!ids.has(id)) this.entries.delete(id)

@@ -8,6 +8,7 @@ import { afterEach, expect, it, vi } from 'vitest'
 import { systemClock } from '../infra/clock.js'
 import type { Config } from '../config/config.js'
 import { MutationCommitted } from '../errors.js'
+import { EventBus } from '../events/bus.js'
 import type { SessionPort } from '../tasks-port.js'
 import { NO_SESSIONS } from './runs.js'
 import { TaskStore } from './store.js'
@@ -30,7 +31,7 @@ async function engine(reopen = false, log = pino({ level: 'silent' })): Promise<
     execFileSync('git', ['init', '-q', dir])
   }
   const config = { get: () => 1000 } as unknown as Config
-  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock: systemClock, env: process.env })
+  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock: systemClock, env: process.env, events: new EventBus(log) })
   opened.push(tasks)
   return tasks
 }

@@ -12,6 +12,8 @@ import type {
 import { excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused, required } from '../errors.js'
+import type { EventBus } from '../events/bus.js'
+import { TaskFeed } from '../events/task-feed.js'
 import type { Clock } from '../infra/clock.js'
 import { SerialQueue } from '../serial.js'
 import type { SessionPort, TaskGuard } from '../tasks-port.js'
@@ -39,6 +41,7 @@ export interface TasksOptions {
   clock: Clock
   /** The daemon's environment; watch commands see the same filtered copy as panes. */
   env: NodeJS.ProcessEnv
+  events: EventBus
 }
 
 /**
@@ -61,6 +64,7 @@ export class Tasks implements TaskGuard {
   private readonly claims = new Map<string, Set<string>>()
   private readonly missed = new MissedOccurrences(MISSED_CAP)
   private readonly encoded: EncodedTasks
+  private readonly feed: TaskFeed
   /** Counts adopted reads and writes, so a slow read can tell that a newer one landed while it ran. */
   private adoptions = 0
   private nextReconcile: Promise<void> | undefined
@@ -80,6 +84,7 @@ export class Tasks implements TaskGuard {
     }
     this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log)
     this.encoded = new EncodedTasks(clock, options.config, (id) => this.automation.live(id), this.missed)
+    this.feed = new TaskFeed(options.events, (task, ordinal, doc) => this.encoded.encoded(task, ordinal, doc))
   }
 
   /** Connects the sessions that task runs go through; until then runs and target checks are refused. */
@@ -323,7 +328,10 @@ export class Tasks implements TaskGuard {
     this.loaded = { doc: loaded.doc, version: loaded.version }
     this.broken = undefined
     if (changed) {
-      this.reconcileSoon().catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
+      // Announced once the automation follows it, so next_run_at and the like are current.
+      this.reconcileSoon()
+        .catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
+        .then(() => this.feed.adopted(this.loaded.doc))
     }
   }
 
