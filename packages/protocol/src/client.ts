@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import type { EnvelopeT, ErrorBodyT } from './envelope.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
+import { openStream, type StreamOptions, type TerminalStream } from './stream-client.js'
 
 export type ClientTarget = { socketPath: string } | { url: string; token?: string | undefined }
 
@@ -52,6 +53,8 @@ export class UnreachableError extends Error {
 export interface Client {
   call<N extends RouteName>(name: N, body?: RequestOf<N>): Promise<ResponseOf<N>>
   raw(method: string, path: string, body?: string | Buffer, headers?: Record<string, string>): Promise<RawResponse>
+  /** Subscribes to a session tab's terminal (`session` is an id, or a title). */
+  stream(session: string, options?: StreamOptions): Promise<TerminalStream>
   readonly target: ClientTarget
 }
 
@@ -114,5 +117,5 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
     return envelope.data
   }
 
-  return { call, raw, target }
+  return { call, raw, target, stream: (session, streamOptions) => openStream(target, session, streamOptions) }
 }

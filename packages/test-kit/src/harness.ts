@@ -125,6 +125,7 @@ export function checkedClient(client: Client): Client {
       checkReply(method, path, answer.status, answer.text)
       return answer
     },
+    stream: (session, options) => client.stream(session, options),
   }
 }
 

@@ -1,2 +1,3 @@
 export * from './harness.js'
 export * from './sessions-kit.js'
+export * from './stream-kit.js'
