@@ -20,6 +20,7 @@ import { taskRoutes } from './routes/tasks.js'
 import { terminalRoutes } from './routes/terminal.js'
 import { streamRoutes } from './routes/stream.js'
 import { StreamHub } from './stream/hub.js'
+import { pprofRoutes } from './routes/pprof.js'
 
 export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
 
@@ -87,6 +88,7 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
   const hub = new StreamHub(core.sessions.tmux)
   fastify.addHook('onClose', () => hub.close())
   await fastify.register(streamRoutes(core, hub))
+  await fastify.register(pprofRoutes(core.config))
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
   return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served }
