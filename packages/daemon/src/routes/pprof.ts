@@ -70,7 +70,7 @@ export function pprofRoutes(config: Config) {
       const { profile } = request.params as { profile: string }
       const take = Object.hasOwn(profiles, profile) ? profiles[profile] : undefined
       if (!config.get('debug.profiling') || arrivedVia(request.raw) !== undefined || take === undefined) {
-        return reply.code(404).send({ data: null, error: { message: `unknown route ${quote(request.url.split('?')[0] as string)}`, daemon_rejected: true } })
+        return reply.code(404).send({ data: null, error: { message: `unknown route ${quote(request.url.split('?')[0] ?? '')}`, daemon_rejected: true } })
       }
       const { name, body } = await take(request.query as Record<string, unknown>)
       return reply.type('application/json').header('content-disposition', `attachment; filename="${name}"`).send(body)
