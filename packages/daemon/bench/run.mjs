@@ -5,8 +5,9 @@ import { run as transport } from './transport.mjs'
 import { run as sessions } from './sessions.mjs'
 import { run as tasks } from './tasks.mjs'
 import { run as reliability } from './reliability.mjs'
+import { run as stream } from './stream.mjs'
 
-const suites = { transport, sessions, tasks, reliability }
+const suites = { transport, sessions, tasks, reliability, stream }
 const only = process.argv.slice(2)
 
 process.stdout.write(
