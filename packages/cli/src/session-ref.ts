@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import type { RequestOf, ResponseOf, RouteName, ServicePaths } from '@svc/protocol'
+import type { RequestOf, ResponseOf, RouteName } from '@svc/protocol'
 import { callDaemon } from './call.js'
 import { resolvePaths } from './daemon-process.js'
 import { reply } from './reply.js'
@@ -30,8 +30,12 @@ export function sessionRef(title: string, options: SessionRefOptions): SessionRe
  * read from Snapshot and picked the way the daemon picks (the id wins; else the title,
  * within --repo-id when given).
  */
-export async function lookupSession(paths: ServicePaths, title: string, options: SessionRefOptions): Promise<Session> {
-  const { instances } = await callDaemon(paths, 'Snapshot', options.repoId ? { repo_id: options.repoId } : {})
+export async function lookupSession(
+  title: string,
+  options: SessionRefOptions,
+  snapshot: (body: RequestOf<'Snapshot'>) => Promise<ResponseOf<'Snapshot'>> = (body) => callDaemon(resolvePaths(), 'Snapshot', body),
+): Promise<Session> {
+  const { instances } = await snapshot(options.repoId ? { repo_id: options.repoId } : {})
   const matches = instances.filter((session) => (options.id ? session.id === options.id : session.title === title))
   if (matches.length === 1) return matches[0] as Session
   if (matches.length === 0) {

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI_MAIN, cleanup, runCli, tempDir, waitFor, type TestDaemon } from '@svc/test-kit'
+import { cleanup, runCli, tempDir, waitFor, type TestDaemon } from '@svc/test-kit'
 import * as kit from '@svc/test-kit'
-import { runInTerminal } from './terminal.js'
+import { runInTerminal, TestTerminal } from './terminal.js'
 
 // One daemon and one repository for the whole file: each step builds on the last, as a
 // person's session would (create → prompts → tabs → archive → restore → kill).
@@ -184,25 +184,42 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     await paneShows(await agentOf('docs'), 'received: and the changelog')
   })
 
-  it('attaches this terminal to the agent until it detaches; deferred prompts wait for that', async () => {
+  it('attaches this terminal through the stream until Ctrl-\\ detaches; resizes follow; deferred prompts wait', async () => {
     const agent = await agentOf('fix-parser')
-    const line = [process.execPath, CLI_MAIN, 'sessions', 'attach', 'fix-parser'].join(' ')
-    // stdin stays open (a pipe) so that script keeps the terminal until tmux leaves it.
-    const child = spawn('script', ['-qec', line, '/dev/null'], {
-      env: { ...process.env, ...env, TERM: 'xterm', COLUMNS: '120', LINES: '40' },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    })
-    let out = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    const screen = new TestTerminal(join(dir, 'terminal.sock'))
+    screen.run(['sessions', 'attach', 'fix-parser'], env)
+    // The stream's pty is the daemon's tmux client; the test's terminal is a separate tmux server.
     await waitFor(() => tmux('list-clients', '-F', '#{session_name}').split('\n').includes(agent))
-    // While a terminal is attached, a deferred prompt waits for it to leave.
+    await waitFor(() => screen.text().includes('fake-agent ready') || undefined)
+    screen.keys('typed in the terminal', 'Enter')
+    await waitFor(() => screen.text().includes('received: typed in the terminal') || undefined)
+    await paneShows(agent, 'received: typed in the terminal')
+    // The terminal's size is the agent's window size, less tmux's status line.
+    screen.resize(100, 30)
+    await waitFor(() => tmux('display-message', '-p', '-t', `=${agent}:`, '#{window_width}x#{window_height}').trim() === '100x29' || undefined)
     const deferred = await runInTerminal(['sessions', 'deliver', '--repo', repo, '--defer-while-attached', 'fix-parser', 'after you'], env)
     expect(deferred).toEqual({ code: 0, out: 'fix-parser: a terminal is attached; the prompt waits until it detaches\n' })
-    tmux('detach-client', '-s', `=${agent}`)
-    expect(await exited).toBe(0)
-    expect(out).toContain(`[detached (from session ${agent})]`)
+    screen.keys('C-\\')
+    await waitFor(() => screen.text().includes('attach exited 0') || undefined)
+    expect(screen.text()).toContain('[detached from fix-parser]')
     await paneShows(agent, 'received: after you')
+    screen.close()
+  })
+
+  it('attaches to a daemon over its TCP listener with the token, without the local socket', async () => {
+    await json('config', 'set', 'network.listen_addr', '127.0.0.1:0')
+    const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
+    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
+    const screen = new TestTerminal(join(dir, 'remote.sock'))
+    const remote = { SERVICE_HOME: join(dir, 'no-daemon-here'), SVC_URL: `http://${addr}`, SVC_TOKEN: token }
+    screen.run(['sessions', 'attach', 'docs'], remote)
+    await waitFor(() => screen.text().includes('received: and the changelog') || undefined)
+    screen.keys('remote keys', 'Enter')
+    await paneShows(await agentOf('docs'), 'received: remote keys')
+    screen.keys('C-\\')
+    await waitFor(() => screen.text().includes('attach exited 0') || undefined)
+    expect(existsSync(join(dir, 'no-daemon-here'))).toBe(false)
+    screen.close()
   })
 
   it('kills sessions: tmux sessions, worktrees and branches go', async () => {

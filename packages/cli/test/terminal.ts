@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { CLI_MAIN } from '@svc/test-kit'
 
 export interface RunOptions {
@@ -22,4 +22,39 @@ export function runInTerminal(args: string[], env: Record<string, string>, optio
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
     child.on('close', (code) => resolve({ code, out: out.replace(/\r/g, '') }))
   })
+}
+
+/**
+ * A real terminal for svc: a pane of the test's own tmux server (not the daemon's),
+ * driven with send-keys and read with capture-pane.
+ */
+export class TestTerminal {
+  constructor(private readonly socket: string) {}
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8' })
+  }
+
+  /** Runs svc in a 120x40 pane; when it ends, the pane says "attach exited <code>" and stays. */
+  run(args: string[], env: Record<string, string>): void {
+    const vars = Object.entries(env).map(([key, value]) => `${key}='${value}'`)
+    const line = `env -u TMUX ${vars.join(' ')} ${svcLine(args)}; echo "attach exited $?"; sleep 600`
+    this.tmux('new-session', '-d', '-s', 'test', '-x', '120', '-y', '40', 'sh', '-c', line)
+  }
+
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', '=test:', ...keys)
+  }
+
+  text(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-S', '-100', '-t', '=test:')
+  }
+
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', '=test:', '-x', String(cols), '-y', String(rows))
+  }
+
+  close(): void {
+    this.tmux('kill-server')
+  }
 }

@@ -6,8 +6,9 @@ import { run as sessions } from './sessions.mjs'
 import { run as tasks } from './tasks.mjs'
 import { run as reliability } from './reliability.mjs'
 import { run as events } from './events.mjs'
+import { run as stream } from './stream.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events }
+const suites = { transport, sessions, tasks, reliability, events, stream }
 const only = process.argv.slice(2)
 
 process.stdout.write(

@@ -18,6 +18,10 @@ import { projectRoutes } from './routes/projects.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { tabRoutes } from './routes/tabs.js'
 import { taskRoutes } from './routes/tasks.js'
+import { terminalRoutes } from './routes/terminal.js'
+import { streamRoutes } from './routes/stream.js'
+import { StreamHub } from './stream/hub.js'
+import { pprofRoutes } from './routes/pprof.js'
 
 export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
 
@@ -77,11 +81,16 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
     projects: projectRoutes(core.projects),
     config: configRoutes(core.config),
     tasks: taskRoutes(core.tasks),
+    terminal: terminalRoutes(core.sessions),
   }
   for (const [group, handlers] of Object.entries(groups)) {
     await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))
   }
   await fastify.register(eventRoutes(core))
+  const hub = new StreamHub(core.sessions.tmux)
+  fastify.addHook('onClose', () => hub.close())
+  await fastify.register(streamRoutes(core, hub))
+  await fastify.register(pprofRoutes(core.config))
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
   return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served }

@@ -4,6 +4,7 @@ import { eventFeed, type EventsOptions } from './event-feed.js'
 import type { FeedFrame } from './events.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
+import { openStream, type StreamOptions, type TerminalStream } from './stream-client.js'
 
 export type ClientTarget = { socketPath: string } | { url: string; token?: string | undefined }
 
@@ -56,6 +57,8 @@ export interface Client {
   raw(method: string, path: string, body?: string | Buffer, headers?: Record<string, string>): Promise<RawResponse>
   /** The event feed (`GET /v1/events`): typed frames, reconnecting after a drop. */
   events(options?: EventsOptions): AsyncGenerator<FeedFrame>
+  /** Subscribes to a session tab's terminal (`session` is an id, or a title). */
+  stream(session: string, options?: StreamOptions): Promise<TerminalStream>
   readonly target: ClientTarget
 }
 
@@ -126,5 +129,5 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
     })
   }
 
-  return { call, raw, events, target }
+  return { call, raw, events, target, stream: (session, streamOptions) => openStream(target, session, streamOptions) }
 }

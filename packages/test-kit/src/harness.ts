@@ -139,6 +139,7 @@ export function checkedClient(client: Client): Client {
         yield frame
       }
     },
+    stream: (session, options) => client.stream(session, options),
   }
 }
 

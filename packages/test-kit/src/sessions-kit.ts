@@ -7,6 +7,8 @@ import { startDaemon, waitFor, type DaemonOptions, type TestDaemon, type tempHom
 
 export const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.mjs', import.meta.url))
 export const AGENT = `node ${FAKE_AGENT}`
+/** Prints screenfuls a few milliseconds apart until stopped. */
+export const FLOOD = fileURLToPath(new URL('../fixtures/flood.mjs', import.meta.url))
 
 /** A git repository with one commit, inside `dir` (so worktrees land inside it too). */
 export async function makeRepo(dir: string, name = 'repo'): Promise<string> {

@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
 import type { RequestOf } from '@svc/protocol'
 import { integer, oneOf } from '../args.js'
-import { resolvePaths } from '../daemon-process.js'
 import { printTable } from '../output.js'
 import { reply } from '../reply.js'
 import { lookupSession, sessionCall, withSessionRef, type SessionRefOptions } from '../session-ref.js'
@@ -62,7 +61,7 @@ export function tabsCommand(program: Command): void {
   withSessionRef(tabs.command('list <title>'))
     .description("list a session's tabs in order (from Snapshot)")
     .action(async (title: string, options: SessionRefOptions, command: Command) => {
-      const session = await lookupSession(resolvePaths(), title, options)
+      const session = await lookupSession(title, options)
       reply(command, { tabs: session.tabs }, () =>
         printTable(
           ['INDEX', 'ID', 'KIND', 'NAME', 'TMUX', 'TARGET'],

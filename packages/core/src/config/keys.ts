@@ -161,6 +161,11 @@ export const CONFIG_KEYS = {
   ),
   log_max_size_mb: key(int(1, 1024), 10, 'Rotate daemon.log when it reaches this many megabytes'),
   log_max_backups: key(int(1, 100), 3, 'Rotated daemon.log files to keep'),
+  'debug.profiling': key(
+    bool,
+    false,
+    'Serve CPU and heap profiles at GET /v1/debug/pprof/{cpu,heap,heap-sampling}, on the Unix socket only (never on the TCP listener)',
+  ),
 } as const
 
 export type ConfigKey = keyof typeof CONFIG_KEYS

@@ -21,6 +21,8 @@ const SERVER_OPTIONS: string[][] = [
 const SERVER_ENV_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TZ', 'TMPDIR']
 
 const SEPARATOR = '\u0001svc-capture\u0001'
+/** Marks list-clients lines among the panes in a poll's output. */
+const CLIENT_LINE = '\u0001client'
 
 export interface PaneState {
   session: string
@@ -28,7 +30,20 @@ export interface PaneState {
   deadStatus: number | undefined
   /** Output since the flag was last cleared (detached sessions only). */
   activity: boolean
+  /** Some client is attached, so the activity flag says nothing. */
+  hasClient: boolean
+  /** A terminal other than the daemon's own stream clients is attached: a person. */
   attached: boolean
+}
+
+/** What a pane shows now: its text, where its cursor is, and its size. */
+export interface Screen {
+  text: string
+  cursor: { x: number; y: number }
+  rows: number
+  cols: number
+  /** Rows a client needs to show the whole window: the pane's plus the status line's. */
+  clientRows: number
 }
 
 export interface NewSession {
@@ -56,7 +71,7 @@ export class TmuxError extends Error {
 
 /** Exact-match target: without `=`, tmux would also match a session by prefix. */
 export const sessionTarget = (name: string) => `=${name}`
-const paneTarget = (name: string) => `=${name}:`
+export const paneTarget = (name: string) => `=${name}:`
 
 /**
  * The daemon's private tmux server (`tmux -S $SERVICE_HOME/tmux.sock`). Every method is
@@ -66,6 +81,8 @@ export class Tmux {
   private readonly serverEnv: NodeJS.ProcessEnv
   /** Starts the poll loop's tmux processes (looks and captures), which run every tick. */
   private readonly launcher: Launcher
+  /** Process ids of the daemon's own tmux clients (terminal streams): not a person attached. */
+  readonly ownClients = new Set<number>()
 
   constructor(
     readonly socket: string,
@@ -139,10 +156,11 @@ export class Tmux {
    * which only costs an extra capture on the next tick.
    */
   async poll(clear: string[]): Promise<Map<string, PaneState>> {
-    const format = '#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{window_activity_flag}\t#{session_attached}'
+    const format = '#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{window_activity_flag}'
     let output: string
     try {
       output = await this.read([
+        ['list-clients', '-F', `${CLIENT_LINE}\t#{client_pid}\t#{session_name}`],
         ['list-panes', '-a', '-F', format],
         ...clear.map((name) => ['kill-session', '-C', '-t', sessionTarget(name)]),
       ])
@@ -152,16 +170,21 @@ export class Tmux {
       if (!error.message.includes("can't find session")) throw error
       output = error.stdout
     }
+    const lines = output.split('\n').map((line) => line.split('\t'))
+    const clients = lines.filter((fields) => fields.length === 3 && fields[0] === CLIENT_LINE)
+    const withClient = new Set(clients.map((fields) => fields[2]))
+    const withPerson = new Set(clients.filter((fields) => !this.ownClients.has(Number(fields[1]))).map((fields) => fields[2]))
     const panes = new Map<string, PaneState>()
-    for (const line of output.split('\n')) {
-      const [session, dead, status, activity, attached] = line.split('\t')
-      if (!session || panes.has(session)) continue
+    for (const fields of lines) {
+      const [session, dead, status, activity] = fields
+      if (fields.length !== 4 || !session || panes.has(session)) continue
       panes.set(session, {
         session,
         dead: dead === '1',
         deadStatus: status === '' || status === undefined ? undefined : Number(status),
         activity: activity === '1',
-        attached: attached !== undefined && attached !== '0',
+        hasClient: withClient.has(session),
+        attached: withPerson.has(session),
       })
     }
     return panes
@@ -190,6 +213,29 @@ export class Tmux {
       if (parts[i] !== undefined) captured.set(name, parts[i])
     })
     return captured
+  }
+
+  /**
+   * The pane as it is now: its visible text (with `history` lines of scroll-back above it;
+   * with `escapes`, the colours and attributes as terminal escapes), cursor and size.
+   */
+  async screen(name: string, { history = 0, escapes = false } = {}): Promise<Screen> {
+    const target = paneTarget(name)
+    const output = await this.run([
+      ['display-message', '-p', '-t', target, '#{cursor_x} #{cursor_y} #{pane_height} #{pane_width} #{status}'],
+      ['capture-pane', '-p', ...(escapes ? ['-e'] : []), ...(history > 0 ? ['-S', String(-history)] : []), '-t', target],
+    ])
+    const newline = output.indexOf('\n')
+    const [x, y, rows, cols, status] = output.slice(0, newline).split(' ')
+    // `status` is off, on (one line) or a number of lines.
+    const statusRows = status === 'off' ? 0 : status === 'on' ? 1 : Number(status)
+    return {
+      text: output.slice(newline + 1),
+      cursor: { x: Number(x), y: Number(y) },
+      rows: Number(rows),
+      cols: Number(cols),
+      clientRows: Number(rows) + statusRows,
+    }
   }
 
   /** Clears the composer and pastes `text` (bracketed when the program asked for it). */

@@ -16,6 +16,8 @@ export interface ObserverHost {
   get(id: string): SessionRecord | undefined
   /** An operation holds the session: it is not observed meanwhile. */
   inFlight(id: string): boolean
+  /** A person holds a poll-pause lease: the pane's changes are theirs, not the agent's. */
+  leased(id: string): boolean
   /** Runs `work` in the session's own queue. */
   exclusive<T>(id: string, work: () => Promise<T>): Promise<T>
   save(record: SessionRecord, durable?: boolean): Promise<void>
@@ -107,7 +109,7 @@ export class Observer {
   async tick(): Promise<void> {
     try {
       const watched = [...this.host.records()].filter(
-        (record) => !this.host.inFlight(record.id) && (isLive(record) || this.recovery.get(record.id)?.awaitingCheck),
+        (record) => !this.host.inFlight(record.id) && !this.paused(record) && (isLive(record) || this.recovery.get(record.id)?.awaitingCheck),
       )
       const sightings = await this.watch.look(watched.map(nameOf))
       for (const record of watched) {
@@ -122,6 +124,16 @@ export class Observer {
     } finally {
       this.host.ticked()
     }
+  }
+
+  /**
+   * A leased session is not looked at, and its baseline is dropped: what the person did
+   * (typing, resizing) is no evidence, so the first look after the lease only sets a new one.
+   */
+  private paused(record: SessionRecord): boolean {
+    if (!this.host.leased(record.id)) return false
+    this.watch.forget(nameOf(record))
+    return true
   }
 
   private async observe(record: SessionRecord, sighting: Sighting): Promise<void> {
@@ -228,7 +240,7 @@ export class Observer {
 
   private async deliverDeferred(sightings: Map<string, Sighting>): Promise<void> {
     for (const record of this.host.records()) {
-      if (!record.pending_prompts?.length || this.host.inFlight(record.id) || !isLive(record)) continue
+      if (!record.pending_prompts?.length || this.host.inFlight(record.id) || !isLive(record) || this.host.leased(record.id)) continue
       const sighting = sightings.get(nameOf(record))
       if (sighting?.kind !== 'alive' || sighting.attached) continue
       await this.host.exclusive(record.id, async () => {

@@ -6,6 +6,7 @@ import { resolveRepository } from '../infra/git.js'
 import type { Tmux } from '../infra/tmux.js'
 import { KeyedQueue } from '../serial.js'
 import { deliverPrompt } from './delivery.js'
+import type { Leases } from './leases.js'
 import type { Observer } from './observer.js'
 import { isLive, stateOf, type SessionRecord } from './record.js'
 import { agentTab } from './runtime.js'
@@ -35,6 +36,7 @@ export class Prompts {
     private readonly table: SessionTable,
     private readonly tmux: Tmux,
     private readonly observer: Observer,
+    private readonly leases: Leases,
     /** CreateSession, for a delivery to a title the repository does not have yet. */
     private readonly create: (request: Req<'CreateSessionRequest'>) => Promise<SessionRecord>,
   ) {}
@@ -102,7 +104,9 @@ export class Prompts {
     })
   }
 
+  /** A person is at the terminal: a lease is live, or a terminal other than the daemon's streams is attached. */
   private async attached(record: SessionRecord): Promise<boolean> {
+    if (this.leases.live(record.id)) return true
     const name = agentTab(record).tmux_name as string
     return (await this.tmux.poll([])).get(name)?.attached === true
   }

@@ -9,6 +9,7 @@ import type { Clock } from '../infra/clock.js'
 import type { Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
 import type { TaskGuard } from '../tasks-port.js'
+import { InvalidRequest } from '../errors.js'
 import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
 import { CreationJournal } from './reconcile.js'
@@ -20,8 +21,11 @@ import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
 import { closeTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
 import { suggestName } from './names.js'
+import { LEASE_MS, Leases } from './leases.js'
+import { preview, streamedSession, terminalOf, type TabChoice, type TerminalTarget } from './terminal.js'
 
 export type { SessionRef, SettledListener } from './table.js'
+export type { TabChoice, TerminalTarget } from './terminal.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -43,6 +47,8 @@ export interface SessionsOptions {
  */
 export class Sessions {
   readonly tmux: Tmux
+  /** Poll-pause leases: a person is at the session's terminal. */
+  readonly leases = new Leases()
   private readonly table: SessionTable
   private readonly store: SessionStore
   private readonly runtime: Runtime
@@ -63,6 +69,7 @@ export class Sessions {
         records: () => table.records.values(),
         get: (id) => table.records.get(id),
         inFlight: (id) => table.inFlight(id),
+        leased: (id) => this.leases.live(id),
         exclusive: (id, work) => table.ops.run(id, work),
         save: (record, durable) => table.save(record, durable),
         transition: (record, state) => table.transition(record, state),
@@ -76,7 +83,7 @@ export class Sessions {
       this.runtime,
       options,
     )
-    this.prompts = new Prompts(table, this.tmux, this.observer, (request) => this.lifecycle.create(request))
+    this.prompts = new Prompts(table, this.tmux, this.observer, this.leases, (request) => this.lifecycle.create(request))
     this.lifecycle = new Lifecycle(table, this.runtime, this.observer, this.prompts, {
       ...options,
       targetedBy: (record) => this.targetedBy(record),
@@ -223,4 +230,32 @@ export class Sessions {
   reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
     return this.changeTabs(request, (record) => moveTab(record, request))
   }
+
+  // ---------------------------------------------------------------- terminals
+
+  /** The terminal a stream subscribes to: `{id}` is a session id or a title; a tab by ordinal or id. */
+  terminal(id: string, repoId: string | undefined, tab: TabChoice): TerminalTarget {
+    return terminalOf(streamedSession(this.table, id, repoId), tab)
+  }
+
+  preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>> {
+    return preview(this.table, this.tmux, request)
+  }
+
+  /** Takes or renews `holder`'s lease on the session; it lasts LEASE_MS. */
+  pauseStatusPoll(request: Req<'StatusPollLeaseRequest'>): Date {
+    const holder = leaseHolder(request)
+    const until = Date.now() + LEASE_MS
+    this.leases.hold(this.table.find(request).id, holder, until)
+    return new Date(until)
+  }
+
+  resumeStatusPoll(request: Req<'StatusPollLeaseRequest'>): void {
+    this.leases.release(this.table.find(request).id, leaseHolder(request))
+  }
+}
+
+function leaseHolder(request: Req<'StatusPollLeaseRequest'>): string {
+  if (!request.holder) throw new InvalidRequest('holder is required (a name for who holds the lease)')
+  return request.holder
 }

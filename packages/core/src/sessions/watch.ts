@@ -33,7 +33,7 @@ export class PaneWatch {
     // Attached sessions raise no activity flag, and a pane without a baseline needs one.
     const toCapture = names.filter((name) => {
       const pane = panes.get(name)
-      return pane !== undefined && (pane.dead || pane.activity || pane.attached || !this.baselines.has(name))
+      return pane !== undefined && (pane.dead || pane.activity || pane.hasClient || !this.baselines.has(name))
     })
     const captured = await this.tmux.capture(toCapture)
     for (const name of names) {

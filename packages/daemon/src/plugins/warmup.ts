@@ -4,7 +4,7 @@ import { NotReady, type Core } from '@svc/core'
 import type { RouteGroup } from '@svc/protocol'
 
 /** Groups whose answers depend on restored state; health and config answer at once. */
-const RESTORED_GROUPS: ReadonlySet<RouteGroup> = new Set(['sessions', 'tabs', 'tasks', 'projects'])
+const RESTORED_GROUPS: ReadonlySet<RouteGroup> = new Set(['sessions', 'tabs', 'tasks', 'projects', 'terminal'])
 
 /**
  * Session and task routes answer a retryable 503 until the core has restored its state.

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox'
 
-export const ROUTE_GROUPS = ['health', 'sessions', 'tabs', 'projects', 'accounts', 'config', 'tasks'] as const
+export const ROUTE_GROUPS = ['health', 'sessions', 'tabs', 'projects', 'accounts', 'config', 'tasks', 'terminal'] as const
 export type RouteGroup = (typeof ROUTE_GROUPS)[number]
 
 export interface RouteDef<

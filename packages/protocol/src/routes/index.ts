@@ -5,6 +5,7 @@ import { projectRoutes } from './projects.js'
 import { sessionRoutes } from './sessions.js'
 import { tabRoutes } from './tabs.js'
 import { taskRoutes } from './tasks.js'
+import { terminalRoutes } from './terminal.js'
 
 export * from './define.js'
 
@@ -13,7 +14,7 @@ export * from './define.js'
  * prints them, and a route enters this table in the change that makes it work. Each
  * group lists its routes in its own file.
  */
-export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...configRoutes, ...taskRoutes] as const
+export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...configRoutes, ...taskRoutes, ...terminalRoutes] as const
 
 export type Route = (typeof routes)[number]
 export type RouteName = Route['name']

@@ -164,9 +164,3 @@ export const DeliverPromptResponse = Closed({
   /** The prompt waits for the attached terminal client to detach. */
   deferred: Type.Optional(Type.Boolean()),
 })
-
-/** Internal envelope routes, served but not in the catalog. */
-export const PreviewRequest = Request({ ...SessionRef, tab_id: Type.String() })
-export const PreviewResponse = Closed({ url: Type.String() })
-export const StatusPollRequest = Empty
-export const StatusPollResponse = Ok

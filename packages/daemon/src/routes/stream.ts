@@ -1,0 +1,135 @@
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { WebSocket } from 'ws'
+import { decodeClientFrame, FrameError, StreamClose, streamPath } from '@svc/protocol'
+import { InvalidRequest, NotFound, NotReady, type Core, type TerminalTarget } from '@svc/core'
+import { HttpError } from '../http-error.js'
+import type { StreamHub } from '../stream/hub.js'
+import { SocketSubscriber } from '../stream/subscriber.js'
+import type { Start, Terminal } from '../stream/terminal.js'
+
+interface StreamQuery {
+  repo_id?: string
+  tab?: number
+  tab_id?: string
+  since?: bigint
+}
+
+/** A subscription planned before the upgrade, joined when the 101 is written. */
+interface Plan {
+  target: TerminalTarget
+  terminal: Terminal
+  start: Start
+  subscriber: SocketSubscriber
+  holder: string
+}
+
+const DIGITS = /^\d{1,20}$/
+const MAX_U64 = 2n ** 64n - 1n
+
+function single(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name]
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw new HttpError(400, `${name} must be given once`)
+  return value
+}
+
+export function parseStreamQuery(query: Record<string, unknown>): StreamQuery {
+  const parsed: StreamQuery = {}
+  const since = single(query, 'since')
+  if (since !== undefined) {
+    if (!DIGITS.test(since) || BigInt(since) > MAX_U64) throw new HttpError(400, `since must be an unsigned 64-bit cursor, not "${since.slice(0, 40)}"`)
+    parsed.since = BigInt(since)
+  }
+  const tab = single(query, 'tab')
+  if (tab !== undefined) {
+    if (!/^\d{1,6}$/.test(tab)) throw new HttpError(400, `tab must be a tab's ordinal (0 is the agent), not "${tab.slice(0, 40)}"`)
+    parsed.tab = Number(tab)
+  }
+  const tabId = single(query, 'tab_id')
+  if (tabId !== undefined) parsed.tab_id = tabId
+  const repoId = single(query, 'repo_id')
+  if (repoId !== undefined) parsed.repo_id = repoId
+  return parsed
+}
+
+/** The terminal a stream request names; refusals are the envelopes the document lists (400, 404, 503). */
+function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget; query: StreamQuery } {
+  if (core.phase !== 'ready') throw new NotReady()
+  const query = parseStreamQuery(request.query as Record<string, unknown>)
+  const { id } = request.params as { id: string }
+  try {
+    const tab = query.tab_id !== undefined ? { id: query.tab_id } : { index: query.tab ?? 0 }
+    return { target: core.sessions.terminal(id, query.repo_id, tab), query }
+  } catch (error) {
+    if (error instanceof NotFound) throw new HttpError(404, error.message)
+    if (error instanceof InvalidRequest) throw new HttpError(400, error.message)
+    throw error
+  }
+}
+
+/**
+ * `GET /v1/sessions/{id}/stream` (WebSocket) and `stream-info`. Everything that can fail
+ * happens before the upgrade, so a refusal is an ordinary envelope; the subscriber joins
+ * as the 101 is written, so `X-SVC-Stream-Seq` carries its real start cursor.
+ */
+export function streamRoutes(core: Core, hub: StreamHub) {
+  return async (app: FastifyInstance) => {
+    const plans = new WeakMap<IncomingMessage, Plan>()
+    let holders = 0
+
+    app.websocketServer.on('headers', (headers: string[], request: IncomingMessage) => {
+      const plan = plans.get(request)
+      if (!plan) return
+      const cursor = plan.terminal.join(plan.subscriber, plan.start)
+      core.sessions.leases.hold(plan.target.sessionId, plan.holder, Infinity)
+      headers.push(`X-SVC-Stream-Seq: ${cursor}`)
+    })
+
+    app.get('/v1/sessions/:id/stream-info', async (request) => {
+      const { target, query } = targetOf(core, request)
+      return { url: streamPath(target.sessionId, { tabId: target.tabId, ...(query.since === undefined ? {} : { since: query.since }) }), local: true }
+    })
+
+    app.get(
+      '/v1/sessions/:id/stream',
+      {
+        websocket: true,
+        preValidation: async (request) => {
+          if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
+          const { target, query } = targetOf(core, request)
+          const terminal = await hub.terminal(target)
+          // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
+          const since = query.since === undefined ? undefined : Number(query.since)
+          const start = await terminal.start(since)
+          plans.set(request.raw, { target, terminal, start, subscriber: new SocketSubscriber(), holder: `stream-${++holders}` })
+        },
+      },
+      (socket: WebSocket, request) => {
+        const plan = plans.get(request.raw) as Plan
+        plans.delete(request.raw)
+        const { terminal, subscriber } = plan
+        subscriber.bind(socket)
+        socket.on('close', () => {
+          terminal.leave(subscriber)
+          core.sessions.leases.release(plan.target.sessionId, plan.holder)
+        })
+        socket.on('message', (data: Buffer, binary: boolean) => {
+          try {
+            const frame = decodeClientFrame(binary ? data : data.toString('utf8'))
+            if (frame.type === 'detach') return socket.close(StreamClose.normal)
+            if (frame.type === 'resize') return terminal.resize(frame.rows, frame.cols)
+            try {
+              terminal.input(frame.data)
+            } catch (error) {
+              socket.close(StreamClose.inputFailed, `input failed: ${(error as Error).message}`.slice(0, 120))
+            }
+          } catch (error) {
+            if (!(error instanceof FrameError)) throw error
+            socket.close(error.code, error.message.slice(0, 120))
+          }
+        })
+      },
+    )
+  }
+}

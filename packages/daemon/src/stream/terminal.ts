@@ -1,0 +1,145 @@
+import { spawn, type IPty } from 'node-pty'
+import { encodeServerFrame, type ServerFrame, type WireFrame } from '@svc/protocol'
+import type { Screen, TerminalTarget, Tmux } from '@svc/core'
+import { ReplayRing } from './ring.js'
+
+/** How long a terminal outlives its last subscriber, so a quick reconnect finds it warm. */
+export const LINGER_MS = 3_000
+
+/** The variables the attaching tmux client runs with; the panes never see them (update-environment is empty). */
+const CLIENT_ENV_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TMPDIR']
+
+/** One socket subscribed to a terminal. */
+export interface Subscriber {
+  send(frame: WireFrame): void
+  /** The terminal is gone: the subscriber has had the exit frame and is closed. */
+  end(): void
+}
+
+/** Where a subscriber starts: decided before the upgrade, so the header can carry it. */
+export interface Start {
+  cursor: number
+  /** The screen as it was at `cursor`; none when replaying from the ring. */
+  repaint: Buffer | undefined
+}
+
+/** The screen as terminal bytes: cleared, drawn line by line, the cursor put back. */
+export function repaintOf(screen: Screen): Buffer {
+  const lines = screen.text.replace(/\n$/, '').split('\n')
+  return Buffer.from(`\x1b[H\x1b[2J${lines.join('\r\n')}\x1b[${screen.cursor.y + 1};${screen.cursor.x + 1}H`)
+}
+
+/**
+ * One tab's terminal as the daemon watches it: a pty running `tmux attach` on the
+ * daemon's server, shared by every subscriber, with the replay ring of its output.
+ */
+export class Terminal {
+  readonly subscribers = new Set<Subscriber>()
+  readonly ring = new ReplayRing()
+  private readonly pty: IPty
+  private size: { rows: number; cols: number }
+  private linger: NodeJS.Timeout | undefined
+  private exitCode: number | undefined
+
+  constructor(
+    readonly target: TerminalTarget,
+    private readonly tmux: Tmux,
+    size: { rows: number; cols: number },
+    private readonly gone: (terminal: Terminal) => void,
+  ) {
+    this.size = size
+    const env = Object.fromEntries(CLIENT_ENV_NAMES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])))
+    this.pty = spawn('tmux', ['-S', tmux.socket, 'attach-session', '-t', `=${target.tmuxName}`], {
+      name: 'xterm-256color',
+      cols: size.cols,
+      rows: size.rows,
+      env,
+      // Bytes, not strings: the cursor counts bytes, and a split UTF-8 sequence must survive.
+      encoding: null,
+    })
+    tmux.ownClients.add(this.pty.pid)
+    this.pty.onData((data) => this.output(data as unknown as Buffer))
+    this.pty.onExit(({ exitCode }) => this.exited(exitCode))
+    this.idle()
+  }
+
+  get alive(): boolean {
+    return this.exitCode === undefined
+  }
+
+  /** The start of a new subscriber: the ring's replay from `since` when it holds it, else now and a repaint. */
+  async start(since: number | undefined): Promise<Start> {
+    if (since !== undefined && this.ring.since(since) !== undefined) return { cursor: since, repaint: undefined }
+    // The cursor is taken before the capture: output in between is sent again, never lost.
+    const cursor = this.ring.cursor
+    const screen = await this.tmux.screen(this.target.tmuxName, { escapes: true })
+    return { cursor, repaint: repaintOf(screen) }
+  }
+
+  /** Subscribes from `start`; the returned cursor is where the stream really starts. */
+  join(subscriber: Subscriber, start: Start): number {
+    const replay = this.ring.since(start.cursor)
+    // Output beyond the ring arrived since the start was planned: the stream jumps to now.
+    const cursor = replay === undefined ? this.ring.cursor : start.cursor
+    const frames: ServerFrame[] = [{ type: 'hello', cursor: BigInt(cursor) }, { type: 'resize', ...this.size }]
+    if (start.repaint) frames.push({ type: 'repaint', data: start.repaint })
+    if (replay?.length) frames.push({ type: 'output', data: replay })
+    for (const frame of frames) subscriber.send(encodeServerFrame(frame))
+    clearTimeout(this.linger)
+    this.subscribers.add(subscriber)
+    if (!this.alive) this.endAll()
+    return cursor
+  }
+
+  leave(subscriber: Subscriber): void {
+    if (this.subscribers.delete(subscriber) && this.subscribers.size === 0) this.idle()
+  }
+
+  /** Keys from any subscriber; throws when the pty cannot take them. */
+  input(data: Uint8Array): void {
+    this.pty.write(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+  }
+
+  resize(rows: number, cols: number): void {
+    if (!this.alive) return
+    this.pty.resize(cols, rows)
+    this.size = { rows, cols }
+    this.broadcast(encodeServerFrame({ type: 'resize', rows, cols }))
+  }
+
+  close(): void {
+    clearTimeout(this.linger)
+    if (this.alive) this.pty.kill()
+  }
+
+  private idle(): void {
+    clearTimeout(this.linger)
+    this.linger = setTimeout(() => this.close(), LINGER_MS)
+  }
+
+  private output(data: Buffer): void {
+    this.ring.push(data)
+    this.broadcast(encodeServerFrame({ type: 'output', data }))
+  }
+
+  private broadcast(frame: WireFrame): void {
+    for (const subscriber of this.subscribers) subscriber.send(frame)
+  }
+
+  private exited(code: number): void {
+    this.exitCode = code
+    clearTimeout(this.linger)
+    this.tmux.ownClients.delete(this.pty.pid)
+    this.gone(this)
+    this.endAll()
+  }
+
+  private endAll(): void {
+    const frame = encodeServerFrame({ type: 'exit', code: this.exitCode ?? 0 })
+    for (const subscriber of this.subscribers) {
+      subscriber.send(frame)
+      subscriber.end()
+    }
+    this.subscribers.clear()
+  }
+}
