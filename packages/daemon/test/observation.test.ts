@@ -19,6 +19,9 @@ async function countingTmux(dir: string): Promise<{ bin: string; log: string }> 
   return { bin, log }
 }
 
+/** The first command of a poll's one tmux process (it lists clients, then panes). */
+const POLL = 'list-clients'
+
 const calls = async (log: string) => (await readFile(log, 'utf8')).split('\n').filter(Boolean)
 
 it('costs one tmux process per tick for idle sessions, plus one capture for panes that changed', async () => {
@@ -40,7 +43,7 @@ it('costs one tmux process per tick for idle sessions, plus one capture for pane
   await new Promise((resolve) => setTimeout(resolve, 12 * interval))
   const idle = (await calls(shim.log)).slice(start)
   const ticks = (Date.now() - began) / interval
-  expect(idle.every((command) => command === 'list-panes')).toBe(true)
+  expect(idle.every((command) => command === POLL)).toBe(true)
   expect(idle.length).toBeGreaterThanOrEqual(ticks / 3)
   expect(idle.length).toBeLessThanOrEqual(ticks + 1)
 
@@ -50,5 +53,5 @@ it('costs one tmux process per tick for idle sessions, plus one capture for pane
   tmux(daemon.home, 'respawn-pane', '-k', '-t', `=${busy}:`, "sh -c 'echo one; sleep 0.3; echo two; sleep 600'")
   await waitFor(async () => ((await calls(shim.log)).slice(beforeChange).includes('display-message') ? true : undefined))
   const around = (await calls(shim.log)).slice(beforeChange).filter((command) => command !== 'respawn-pane')
-  expect(around.filter((command) => command === 'display-message').length).toBeLessThanOrEqual(around.filter((c) => c === 'list-panes').length)
+  expect(around.filter((command) => command === 'display-message').length).toBeLessThanOrEqual(around.filter((c) => c === POLL).length)
 })

@@ -20,10 +20,19 @@ afterAll(async () => {
   await cleanup(home)
 })
 
-it('serves exactly the route table, plus the CORS preflight and the event plane (not in the catalog)', () => {
+/** Served beside the catalog: the CORS preflight, the WebSocket planes, stream-info and profiling (404 while off). */
+const BESIDE_THE_CATALOG = [
+  'OPTIONS *',
+  `GET ${EVENTS_PATH}`,
+  'GET /v1/sessions/:id/stream',
+  'GET /v1/sessions/:id/stream-info',
+  'GET /v1/debug/pprof/:profile',
+]
+
+it('serves exactly the route table, plus the surfaces beside the catalog', () => {
   const served = daemon.app.served.map(({ method, url }) => `${method} ${url}`).sort()
   const table = routes.map(({ method, path }) => `${method} ${path}`)
-  expect(served).toEqual([...table, 'OPTIONS *', `GET ${EVENTS_PATH}`].sort())
+  expect(served).toEqual([...table, ...BESIDE_THE_CATALOG].sort())
 })
 
 it('answers every table route over the socket', async () => {

@@ -220,8 +220,9 @@ describe('leases', () => {
     const seen = record(stream)
     stream.input('/busy 1\r')
     await seen.shows('busy 900')
-    // Several poll ticks (200 ms) saw the pane change; none of them counted it.
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    // Several poll ticks (200 ms) saw the pane change; none of them counted it. The wait
+    // also lets the agent's last output land while the lease holds, on a loaded machine too.
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
     stream.close()
     await stream.closed
     await new Promise((resolve) => setTimeout(resolve, 600))

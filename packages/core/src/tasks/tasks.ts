@@ -329,7 +329,7 @@ export class Tasks implements TaskGuard {
     this.broken = undefined
     if (changed) {
       // Announced once the automation follows it, so next_run_at and the like are current.
-      this.reconcileSoon()
+      void this.reconcileSoon()
         .catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
         .then(() => this.feed.adopted(this.loaded.doc))
     }
