@@ -33,8 +33,12 @@ class Refusal extends Error {
   }
 }
 
-/** One connection's frames, as they arrive; it ends when the socket closes. */
-async function* frames(socket: WebSocket, signal: AbortSignal | undefined): AsyncGenerator<FeedFrame> {
+/**
+ * One connection's frames, as they arrive; it ends when the socket closes. Listening
+ * starts with the socket: the hello can arrive in the same read as the upgrade answer,
+ * and is emitted before anyone awaiting the open could attach a listener.
+ */
+function inbox(socket: WebSocket): (signal: AbortSignal | undefined) => AsyncGenerator<FeedFrame> {
   const queue: FeedFrame[] = []
   let closed = false
   let wake: (() => void) | undefined
@@ -50,25 +54,28 @@ async function* frames(socket: WebSocket, signal: AbortSignal | undefined): Asyn
     closed = true
     notify()
   })
-  const stop = () => socket.close()
-  signal?.addEventListener('abort', stop)
-  try {
-    for (;;) {
-      const frame = queue.shift()
-      if (frame !== undefined) yield frame
-      else if (closed) return
-      else await new Promise<void>((resolve) => (wake = resolve))
+  return async function* frames(signal) {
+    const stop = () => socket.close()
+    signal?.addEventListener('abort', stop)
+    try {
+      for (;;) {
+        const frame = queue.shift()
+        if (frame !== undefined) yield frame
+        else if (closed) return
+        else await new Promise<void>((resolve) => (wake = resolve))
+      }
+    } finally {
+      signal?.removeEventListener('abort', stop)
+      socket.terminate()
     }
-  } finally {
-    signal?.removeEventListener('abort', stop)
-    socket.terminate()
   }
 }
 
-function open(target: Endpoint, headers: Record<string, string>): Promise<WebSocket> {
+function open(target: Endpoint, headers: Record<string, string>): Promise<ReturnType<typeof inbox>> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(address(target), { headers })
-    socket.once('open', () => resolve(socket))
+    const frames = inbox(socket)
+    socket.once('open', () => resolve(frames))
     socket.once('unexpected-response', (_request, response) => {
       let text = ''
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
@@ -106,9 +113,9 @@ export async function* eventFeed(
   let delay = first
   let connected = false
   while (!options.signal?.aborted) {
-    let socket: WebSocket
+    let frames: ReturnType<typeof inbox>
     try {
-      socket = await open(target, headers)
+      frames = await open(target, headers)
     } catch (error) {
       const warming = error instanceof Refusal && error.status === 503
       if (error instanceof Refusal && !warming) {
@@ -121,6 +128,6 @@ export async function* eventFeed(
     }
     connected = true
     delay = first
-    yield* frames(socket, options.signal)
+    yield* frames(options.signal)
   }
 }
