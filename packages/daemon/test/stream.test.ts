@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { createClient, DaemonError, type ServerFrame } from '@svc/protocol'
+import { createClient, DaemonError, EVENTS_PATH, type ServerFrame } from '@svc/protocol'
 import { FLOOD, openSessionDaemon, startDaemon, paneText, record, send, session, tempHomes, tmux, waitFor, waitForSession, helloCursor, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
@@ -181,13 +181,14 @@ describe('refusals before the upgrade', () => {
     await expect(daemon.client.stream('nobody')).rejects.toThrow(DaemonError)
   })
 
-  it('answers 503 while the daemon is warming up', async () => {
+  it('answers 503 on both live planes while the daemon is warming up', async () => {
     const dir = await homes.make()
     const gate = join(dir, 'restore-gate')
     await writeFile(gate, '')
     const warming = await startDaemon({ home: join(dir, 'state'), env: { SVC_RESTORE_GATE: gate }, waitReady: false })
     const warm = { status: 503, json: { data: null, error: { message: 'the daemon is starting (restoring sessions); retry shortly', daemon_rejected: true } } }
     expect(await refusedUpgrade('/v1/sessions/any/stream', {}, `ws+unix://${warming.paths.socket}:`)).toEqual(warm)
+    expect(await refusedUpgrade(EVENTS_PATH, {}, `ws+unix://${warming.paths.socket}:`)).toEqual(warm)
     const info = await send(warming.socket, 'GET', '/v1/sessions/any/stream-info')
     expect({ status: info.status, json: info.json }).toEqual(warm)
     expect((await warming.post('/v1/Preview', { title: 'any' })).status).toBe(503)
