@@ -1,12 +1,15 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
-import type { EnvelopeT, ErrorBodyT } from './envelope.js'
+import { DaemonError, UnreachableError } from './client-errors.js'
+import type { EnvelopeT } from './envelope.js'
 import { eventFeed, type EventsOptions } from './event-feed.js'
 import type { FeedFrame } from './events.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
+import type { ClientTarget } from './plane-socket.js'
 import { openStream, type StreamOptions, type TerminalStream } from './stream-client.js'
 
-export type ClientTarget = { socketPath: string } | { url: string; token?: string | undefined }
+export { DaemonError, UnreachableError } from './client-errors.js'
+export type { ClientTarget } from './plane-socket.js'
 
 export interface ClientOptions {
   /** Sent as `X-SVC-Client-Version`; defaults to this package's version. */
@@ -18,38 +21,6 @@ export interface RawResponse {
   status: number
   headers: IncomingHttpHeaders
   text: string
-}
-
-/** The daemon (or something in front of it) answered with an error. */
-export class DaemonError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ErrorBodyT,
-    readonly route: string,
-  ) {
-    super(body.message)
-    this.name = 'DaemonError'
-  }
-
-  /** Only the boolean `true` proves the daemon itself refused the request. */
-  get daemonRejected(): boolean {
-    return this.body.daemon_rejected === true
-  }
-
-  get committed(): boolean {
-    return this.body.code === 'mutation_committed'
-  }
-}
-
-/** Nothing answered: no socket, connection refused, or a timeout. */
-export class UnreachableError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message)
-    this.name = 'UnreachableError'
-  }
 }
 
 export interface Client {
@@ -121,13 +92,11 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
     return envelope.data
   }
 
-  function events(eventOptions: EventsOptions = {}): AsyncGenerator<FeedFrame> {
-    return eventFeed(target, baseHeaders, eventOptions, {
-      refused: (status, body) => new DaemonError(status, body, 'events'),
-      unreachable: (error) =>
-        new UnreachableError(`cannot reach the daemon at ${where}: ${error.message}`, (error as NodeJS.ErrnoException).code),
-    })
+  return {
+    call,
+    raw,
+    target,
+    events: (eventOptions = {}) => eventFeed(target, baseHeaders, eventOptions),
+    stream: (session, streamOptions) => openStream(target, baseHeaders, session, streamOptions),
   }
-
-  return { call, raw, events, target, stream: (session, streamOptions) => openStream(target, session, streamOptions) }
 }
