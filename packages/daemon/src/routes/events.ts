@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { NotReady, type Core } from '@svc/core'
+import type { Core } from '@svc/core'
 import { EVENTS_PATH } from '@svc/protocol'
 import { EventSubscribers } from '../event-subscribers.js'
 
@@ -15,7 +15,7 @@ export function eventRoutes(core: Core) {
       method: 'GET',
       url: EVENTS_PATH,
       // The feed has no replay: a subscriber before the state is restored would miss it.
-      onRequest: (_request, _reply, done) => done(core.phase === 'ready' ? undefined : new NotReady()),
+      config: { restored: true },
       handler: (_request, reply) =>
         reply
           .code(426)

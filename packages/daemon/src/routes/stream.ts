@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import { decodeClientFrame, FrameError, StreamClose, streamPath } from '@svc/protocol'
-import { InvalidRequest, NotFound, NotReady, type Core, type TerminalTarget } from '@svc/core'
+import { InvalidRequest, NotFound, type Core, type TerminalTarget } from '@svc/core'
 import { HttpError } from '../http-error.js'
 import type { StreamHub } from '../stream/hub.js'
 import { SocketSubscriber } from '../stream/subscriber.js'
@@ -53,9 +53,8 @@ export function parseStreamQuery(query: Record<string, unknown>): StreamQuery {
   return parsed
 }
 
-/** The terminal a stream request names; refusals are the envelopes the document lists (400, 404, 503). */
+/** The terminal a stream request names; refusals are the envelopes the document lists (400, 404). */
 function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget; query: StreamQuery } {
-  if (core.phase !== 'ready') throw new NotReady()
   const query = parseStreamQuery(request.query as Record<string, unknown>)
   const { id } = request.params as { id: string }
   try {
@@ -86,7 +85,7 @@ export function streamRoutes(core: Core, hub: StreamHub) {
       headers.push(`X-SVC-Stream-Seq: ${cursor}`)
     })
 
-    app.get('/v1/sessions/:id/stream-info', async (request) => {
+    app.get('/v1/sessions/:id/stream-info', { config: { restored: true } }, async (request) => {
       const { target, query } = targetOf(core, request)
       return { url: streamPath(target.sessionId, { tabId: target.tabId, ...(query.since === undefined ? {} : { since: query.since }) }), local: true }
     })
@@ -95,6 +94,7 @@ export function streamRoutes(core: Core, hub: StreamHub) {
       '/v1/sessions/:id/stream',
       {
         websocket: true,
+        config: { restored: true },
         preValidation: async (request) => {
           if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
           const { target, query } = targetOf(core, request)
