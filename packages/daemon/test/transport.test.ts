@@ -55,6 +55,15 @@ describe('envelope and verbs', () => {
     expectRejected(await send(daemon.socket, method, '/v1/Snapshot'), 405, `method ${method} not allowed; use POST`)
   })
 
+  it.each(['/v1/events', '/v1/sessions/any/stream', '/v1/sessions/any/stream-info', '/v1/auth-info'])(
+    'refuses POST on the surface beside the catalog %s with 405',
+    async (path) => {
+      const reply = await send(daemon.socket, 'POST', path, { body: '{}' })
+      expect(reply.headers.allow).toBe('GET')
+      expectRejected(reply, 405, 'method POST not allowed; use GET')
+    },
+  )
+
   it('answers unknown and removed routes with 404', async () => {
     expectRejected(await daemon.post('/v1/Nope', {}), 404, 'unknown route "/v1/Nope"')
     expectRejected(await daemon.post('/v1/SetPRInfo', {}), 404, 'unknown route "/v1/SetPRInfo"')

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { MAX_BODY_BYTES, MUTATION_COMMITTED, quote, routeAt, type ErrorBodyT } from '@svc/protocol'
+import Router from 'find-my-way'
+import { MAX_BODY_BYTES, MUTATION_COMMITTED, quote, type ErrorBodyT } from '@svc/protocol'
 import { DomainError, MutationCommitted, NotReady } from '@svc/core'
 import { HttpError } from '../http-error.js'
 import { decodeErrorMessage } from './decoding.js'
@@ -61,8 +62,19 @@ export function answerFrameworkError(_error: FastifyError, request: FastifyReque
   void unknownRoute(reply, request.raw.url?.split('?')[0] ?? '')
 }
 
-/** Every response is `{data, error}`; unknown paths are 404 and wrong verbs 405. */
+/** The verbs a 405 can name; OPTIONS is left out, as CORS serves it on every path for preflights. */
+const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const
+
+/**
+ * Every response is `{data, error}`; unknown paths are 404 and wrong verbs 405, for every
+ * route however it is registered (the catalog, the live planes, debug routes).
+ */
 export const envelope = fp(async (app: FastifyInstance) => {
+  const served = Router()
+  app.addHook('onRoute', ({ method, url }) => {
+    for (const verb of [method].flat()) served.on(verb.toUpperCase() as Router.HTTPMethod, url, () => undefined)
+  })
+
   app.setErrorHandler((error, request, reply) => {
     const { status, error: body } = mapError(error as FastifyError, request)
     if (status === 413) {
@@ -76,14 +88,14 @@ export const envelope = fp(async (app: FastifyInstance) => {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? request.url
-    const route = routeAt(path)
-    if (route) {
+    const allowed = VERBS.filter((verb) => served.find(verb, path) !== null)
+    if (allowed.length > 0) {
       return reply
         .code(405)
-        .header('allow', route.method)
+        .header('allow', allowed.join(', '))
         .send({
           data: null,
-          error: { message: `method ${request.method} not allowed; use ${route.method}`, daemon_rejected: true },
+          error: { message: `method ${request.method} not allowed; use ${allowed.join(' or ')}`, daemon_rejected: true },
         })
     }
     return unknownRoute(reply, path)
