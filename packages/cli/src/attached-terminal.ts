@@ -1,6 +1,6 @@
 import type { TerminalStream } from '@svc/protocol'
 
-/** Ctrl-\: leaves the stream. Ctrl-b d would detach the daemon's shared tmux client, ending every subscriber's view. */
+/** Ctrl-\: leaves the stream. (tmux's Ctrl-b d would only detach the daemon's shared client, which attaches again.) */
 export const DETACH_KEY = 0x1c
 
 /**

@@ -6,6 +6,9 @@ import { ReplayRing } from './ring.js'
 /** How long a terminal outlives its last subscriber, so a quick reconnect finds it warm. */
 export const LINGER_MS = 3_000
 
+/** How long a tmux client must have stayed attached before its detach is answered by attaching again. */
+const REATTACH_AFTER_MS = 1_000
+
 /** The variables the attaching tmux client runs with; the panes never see them (update-environment is empty). */
 const CLIENT_ENV_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TMPDIR']
 
@@ -36,10 +39,12 @@ export function repaintOf(screen: Screen): Buffer {
 export class Terminal {
   readonly subscribers = new Set<Subscriber>()
   readonly ring = new ReplayRing()
-  private readonly pty: IPty
+  private pty: IPty
   private size: { rows: number; cols: number }
   private linger: NodeJS.Timeout | undefined
   private exitCode: number | undefined
+  private closing = false
+  private attachedAt = 0
 
   constructor(
     readonly target: TerminalTarget,
@@ -48,19 +53,28 @@ export class Terminal {
     private readonly gone: (terminal: Terminal) => void,
   ) {
     this.size = size
+    this.pty = this.attach()
+    this.idle()
+  }
+
+  private attach(): IPty {
     const env = Object.fromEntries(CLIENT_ENV_NAMES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])))
-    this.pty = spawn('tmux', ['-S', tmux.socket, 'attach-session', '-t', `=${target.tmuxName}`], {
+    const pty = spawn('tmux', ['-S', this.tmux.socket, 'attach-session', '-t', `=${this.target.tmuxName}`], {
       name: 'xterm-256color',
-      cols: size.cols,
-      rows: size.rows,
+      cols: this.size.cols,
+      rows: this.size.rows,
       env,
       // Bytes, not strings: the cursor counts bytes, and a split UTF-8 sequence must survive.
       encoding: null,
     })
-    tmux.ownClients.add(this.pty.pid)
-    this.pty.onData((data) => this.output(data as unknown as Buffer))
-    this.pty.onExit(({ exitCode }) => this.exited(exitCode))
-    this.idle()
+    this.tmux.ownClients.add(pty.pid)
+    this.attachedAt = Date.now()
+    pty.onData((data) => this.output(data as unknown as Buffer))
+    pty.onExit(({ exitCode }) => {
+      this.tmux.ownClients.delete(pty.pid)
+      void this.clientExited(exitCode)
+    })
+    return pty
   }
 
   get alive(): boolean {
@@ -108,6 +122,7 @@ export class Terminal {
   }
 
   close(): void {
+    this.closing = true
     clearTimeout(this.linger)
     if (this.alive) this.pty.kill()
   }
@@ -126,10 +141,25 @@ export class Terminal {
     for (const subscriber of this.subscribers) subscriber.send(frame)
   }
 
-  private exited(code: number): void {
+  /**
+   * The tmux client ended. A subscriber may have typed tmux's detach key, which ends the
+   * one client every subscriber shares while the tab runs on: then the client attaches
+   * again (it redraws the screen) instead of ending everyone's stream. A client that
+   * could not stay attached for a second is not tried again.
+   */
+  private async clientExited(code: number): Promise<void> {
+    if (!this.closing && this.subscribers.size > 0 && Date.now() - this.attachedAt >= REATTACH_AFTER_MS) {
+      const tabRuns = await this.tmux.screen(this.target.tmuxName).then(
+        () => true,
+        () => false,
+      )
+      if (tabRuns && !this.closing) {
+        this.pty = this.attach()
+        return
+      }
+    }
     this.exitCode = code
     clearTimeout(this.linger)
-    this.tmux.ownClients.delete(this.pty.pid)
     this.gone(this)
     this.endAll()
   }
