@@ -15,7 +15,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       // One program for sources and tests: it maps @svc/* to their sources, as vitest does.
@@ -27,6 +27,14 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, varsIgnorePattern: '^_', argsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       // Async without await is how a function keeps a Promise contract (Fastify hooks, ports, stubs) and turns throws into rejections.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // The web UI is a browser program with its own compiler options.
+    files: ['packages/web/src/**/*.ts', 'packages/web/src/**/*.tsx', 'packages/web/vite.config.ts'],
+    languageOptions: {
+      globals: globals.browser,
+      parserOptions: { project: './packages/web/tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
   },
   {

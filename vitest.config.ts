@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     // Unit tests run the sources; integration tests spawn the built daemon and CLI.
     alias: {
+      '@svc/protocol/browser': fileURLToPath(new URL('./packages/protocol/src/browser.ts', import.meta.url)),
       '@svc/protocol': source('protocol'),
       '@svc/core': source('core'),
       '@svc/daemon': source('daemon'),
@@ -14,7 +15,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/src/**/*.test.tsx', 'packages/*/test/**/*.test.ts'],
     globalSetup: ['./packages/test-kit/src/build.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

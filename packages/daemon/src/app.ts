@@ -22,6 +22,7 @@ import { terminalRoutes } from './routes/terminal.js'
 import { streamRoutes } from './routes/stream.js'
 import { StreamHub } from './stream/hub.js'
 import { pprofRoutes } from './routes/pprof.js'
+import { webUi, webUiRoot } from './plugins/web-ui.js'
 
 export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
 
@@ -91,6 +92,8 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
   fastify.addHook('onClose', () => hub.close())
   await fastify.register(streamRoutes(core, hub))
   await fastify.register(pprofRoutes(core.config))
+  // SVC_WEB_ROOT serves another build of the web UI (or, pointing nowhere, none).
+  await fastify.register(webUi, { root: process.env.SVC_WEB_ROOT ?? webUiRoot() })
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
   return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served }

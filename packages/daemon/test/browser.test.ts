@@ -3,20 +3,15 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type BrowserContext } from 'playwright-core'
-import { startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
-import { makeRepo } from '@svc/test-kit'
+import type { BrowserContext } from 'playwright-core'
+import { browserPresent, launchChromium, makeRepo, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
 
 /**
  * A real browser against the daemon's weakest allowed posture (no token at all on a
  * loopback bind): a page from another local origin, and a DNS-rebound name, try what any
  * web page can do without a CORS preflight, and nothing may change.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const present = existsSync(CHROMIUM)
-if (!present && !process.env.CI) {
-  console.warn(`browser.test.ts: skipped, ${CHROMIUM} is missing (apt-get install chromium); CI never skips it`)
-}
+const present = browserPresent('browser.test.ts')
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -91,7 +86,7 @@ async function unchanged(): Promise<void> {
   expect(existsSync(pwned)).toBe(false)
 }
 
-describe.skipIf(!present && !process.env.CI)('a web page in a real browser', () => {
+describe.skipIf(!present)('a web page in a real browser', () => {
   beforeAll(async () => {
     daemon = await startDaemon({
       config: { network: { listen_addr: '127.0.0.1:0', require_token: false, require_loopback_token: false } },
@@ -108,21 +103,7 @@ describe.skipIf(!present && !process.env.CI)('a web page in a real browser', () 
     attacker = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page))
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))
     attackerOrigin = `http://127.0.0.1:${(attacker.address() as { port: number }).port}`
-    browser = await chromium.launchPersistentContext(await homes.make(), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP evil.test 127.0.0.1',
-      ],
-    })
+    browser = await launchChromium(await homes.make(), ['--host-resolver-rules=MAP evil.test 127.0.0.1'])
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

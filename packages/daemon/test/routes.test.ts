@@ -27,6 +27,9 @@ const BESIDE_THE_CATALOG = [
   'GET /v1/sessions/:id/stream',
   'GET /v1/sessions/:id/stream-info',
   'GET /v1/debug/pprof/:profile',
+  // The web UI's files (the test build runs `vite build` first).
+  'GET /*',
+  'HEAD /*',
 ]
 
 it('serves exactly the route table, plus the surfaces beside the catalog', () => {

@@ -1,11 +1,11 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
-import { DaemonError, UnreachableError } from './client-errors.js'
-import type { EnvelopeT } from './envelope.js'
+import { UnreachableError } from './client-errors.js'
 import { eventFeed, type EventsOptions } from './event-feed.js'
 import type { FeedFrame } from './events.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
 import type { ClientTarget } from './plane-socket.js'
+import { decodeReply } from './reply.js'
 import { openStream, type StreamOptions, type TerminalStream } from './stream-client.js'
 
 export { DaemonError, UnreachableError } from './client-errors.js'
@@ -78,18 +78,7 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
   async function call<N extends RouteName>(name: N, body?: RequestOf<N>): Promise<ResponseOf<N>> {
     const route = routeNamed(name)
     const res = await raw(route.method, route.path, route.method === 'GET' ? undefined : JSON.stringify(body ?? {}))
-    let envelope: EnvelopeT<ResponseOf<N>> | undefined
-    try {
-      envelope = JSON.parse(res.text) as EnvelopeT<ResponseOf<N>>
-    } catch {
-      envelope = undefined
-    }
-    if (envelope?.error) throw new DaemonError(res.status, envelope.error, name)
-    if (res.status !== 200 || !envelope || envelope.data === null || envelope.data === undefined) {
-      const detail = res.text.trim().slice(0, 200) || '(empty body)'
-      throw new DaemonError(res.status, { message: `unexpected HTTP ${res.status} reply: ${detail}` }, name)
-    }
-    return envelope.data
+    return decodeReply(name, res.status, res.text)
   }
 
   return {

@@ -1,17 +1,7 @@
 import WebSocket from 'ws'
 import { messageBytes, openPlane, type ClientTarget } from './plane-socket.js'
+import { streamPath, type StreamOptions } from './stream-path.js'
 import { decodeServerFrame, encodeClientFrame, type ClientFrame, type ServerFrame } from './stream-frames.js'
-
-export interface StreamOptions {
-  /** The session's repository, when `session` is a title shared by several. */
-  repoId?: string
-  /** The tab's ordinal (0, the agent, by default). */
-  tab?: number
-  /** The tab's id: wins over `tab` and never falls back. */
-  tabId?: string
-  /** Replay from this cursor when the ring still holds it. */
-  since?: bigint
-}
 
 /** One subscriber of a session tab's terminal: frames in, keys and sizes out. */
 export interface TerminalStream extends AsyncIterable<ServerFrame> {
@@ -26,18 +16,9 @@ export interface TerminalStream extends AsyncIterable<ServerFrame> {
   readonly closed: Promise<number>
 }
 
-export const STREAM_SEQ_HEADER = 'x-svc-stream-seq'
+export { streamPath, type StreamOptions } from './stream-path.js'
 
-/** The stream's path and query for a session (an id, or a title with `repoId`). */
-export function streamPath(session: string, options: StreamOptions = {}): string {
-  const query = new URLSearchParams()
-  if (options.repoId) query.set('repo_id', options.repoId)
-  if (options.tab !== undefined) query.set('tab', String(options.tab))
-  if (options.tabId) query.set('tab_id', options.tabId)
-  if (options.since !== undefined) query.set('since', String(options.since))
-  const search = query.toString()
-  return `/v1/sessions/${encodeURIComponent(session)}/stream${search ? `?${search}` : ''}`
-}
+export const STREAM_SEQ_HEADER = 'x-svc-stream-seq'
 
 /** Opens the stream; a refusal before the upgrade rejects with its DaemonError. */
 export async function openStream(

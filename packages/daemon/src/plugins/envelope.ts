@@ -72,6 +72,8 @@ const VERBS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const
 export const envelope = fp(async (app: FastifyInstance) => {
   const served = Router()
   app.addHook('onRoute', ({ method, url }) => {
+    // The API's paths only: the web UI's catch-all would make every unknown path a wrong verb.
+    if (!url.startsWith('/v1/')) return
     for (const verb of [method].flat()) served.on(verb.toUpperCase() as Router.HTTPMethod, url, () => undefined)
   })
 

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import fastifyStatic from '@fastify/static'
+
+/** Where `pnpm build` puts the web UI, or undefined when the package is not installed. */
+export function webUiRoot(): string | undefined {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('@svc/web/package.json')), 'dist')
+  } catch {
+    return undefined
+  }
+}
+
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>svc</title>
+<h1>svc is running</h1>
+<p>The web UI is not built on this machine. Build it with <code>pnpm build</code> in the svc checkout and reload.</p>
+<p>The API answers under <code>/v1/</code>; the <code>svc</code> command and <code>svc ui</code> work without the web UI.</p>`
+
+/**
+ * The web UI at `/`, same origin as the API, behind the same gate (a browser logs in with
+ * the URL `svc web` prints). File names under assets/ carry their content hash, so they
+ * are cached for good; index.html is revalidated so a rebuild shows at the next load.
+ */
+export async function webUi(app: FastifyInstance, { root }: { root: string | undefined }): Promise<void> {
+  if (root === undefined || !existsSync(join(root, 'index.html'))) {
+    app.get('/', (_request, reply) => reply.type('text/html; charset=utf-8').send(NOT_BUILT))
+    return
+  }
+  await app.register(fastifyStatic, {
+    root,
+    wildcard: true,
+    setHeaders: (reply, path) => {
+      const hashed = path.startsWith(join(root, 'assets'))
+      reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache')
+    },
+  })
+}

@@ -1,0 +1,65 @@
+import { useEffect } from 'react'
+import { fleetStore } from './fleet-store'
+import { Notifications } from './components/Notifications'
+import { ConfigPage } from './pages/ConfigPage'
+import { FleetPage } from './pages/FleetPage'
+import { NewSessionPage } from './pages/NewSessionPage'
+import { ProjectsPage } from './pages/ProjectsPage'
+import { SessionPage } from './pages/SessionPage'
+import { TasksPage } from './pages/TasksPage'
+import { hrefOf, usePage, type Page } from './route'
+import { useFleet } from './use-fleet'
+
+const NAV: Array<[Page, string]> = [
+  [{ name: 'fleet' }, 'Fleet'],
+  [{ name: 'new' }, 'New'],
+  [{ name: 'tasks' }, 'Tasks'],
+  [{ name: 'projects' }, 'Projects'],
+  [{ name: 'config' }, 'Config'],
+]
+
+const FEED_WORDS = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…' }
+
+export function App() {
+  const page = usePage()
+  const { feed, error, fleet } = useFleet()
+  useEffect(() => fleetStore.start(), [])
+  return (
+    <div className="app">
+      <header>
+        <strong>svc</strong>
+        <nav>
+          {NAV.map(([target, label]) => (
+            <a key={label} href={hrefOf(target)} className={target.name === page.name ? 'current' : ''}>
+              {label}
+              {target.name === 'fleet' && fleet.attention.size > 0 ? <span className="badge">{fleet.attention.size}</span> : null}
+            </a>
+          ))}
+        </nav>
+        <span className={`feed feed-${feed}`} data-testid="feed">
+          {FEED_WORDS[feed]}
+        </span>
+        <Notifications />
+      </header>
+      {error ? <p className="error">{error}</p> : null}
+      <main>{pageView(page)}</main>
+    </div>
+  )
+}
+
+function pageView(page: Page) {
+  switch (page.name) {
+    case 'session':
+      return <SessionPage id={page.id} />
+    case 'new':
+      return <NewSessionPage />
+    case 'tasks':
+      return <TasksPage />
+    case 'projects':
+      return <ProjectsPage />
+    case 'config':
+      return <ConfigPage />
+    default:
+      return <FleetPage />
+  }
+}

@@ -1,0 +1,89 @@
+import { useEffect, useState } from 'react'
+import { api, type Project } from '../api'
+import { schedulePreview } from '../schedule-words'
+import { useFleet } from '../use-fleet'
+import { Outcome, useAction } from '../use-action'
+
+export function NewTaskForm({ done }: { done: () => void }) {
+  const { fleet } = useFleet()
+  const [kind, setKind] = useState<'cron' | 'watch'>('cron')
+  const [projects, setProjects] = useState<Project[]>([])
+  const [form, setForm] = useState({ name: '', cron_expr: '', watch_cmd: '', prompt: '', target_session: '', project_path: '' })
+  const { busy, outcome, run } = useAction()
+  const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value })
+  useEffect(() => {
+    void run(async () => {
+      const listed = await api.call('ListProjects', {})
+      setProjects(listed.projects)
+      setForm((current) => ({ ...current, project_path: listed.projects[0]?.root ?? '' }))
+    })
+  }, [])
+  const sessions = [...fleet.sessions.values()].filter((session) => session.repo_path === form.project_path)
+  return (
+    <form
+      className="new-task"
+      onSubmit={(event) => {
+        event.preventDefault()
+        void run(async () => {
+          const schedule = kind === 'cron' ? { cron_expr: form.cron_expr } : { watch_cmd: form.watch_cmd }
+          await api.call('AddTask', {
+            task: { name: form.name, prompt: form.prompt, target_session: form.target_session, project_path: form.project_path, enabled: true, ...schedule },
+          })
+          done()
+        })
+      }}
+    >
+      <label>
+        Name
+        <input value={form.name} onChange={set('name')} required />
+      </label>
+      <label>
+        <input type="radio" checked={kind === 'cron'} onChange={() => setKind('cron')} /> on a schedule
+      </label>
+      <label>
+        <input type="radio" checked={kind === 'watch'} onChange={() => setKind('watch')} /> when a command prints a line
+      </label>
+      {kind === 'cron' ? (
+        <label>
+          Cron expression
+          <input value={form.cron_expr} onChange={set('cron_expr')} placeholder="0 9 * * 1-5" required />
+          <small data-testid="schedule-preview">{schedulePreview(form.cron_expr)}</small>
+        </label>
+      ) : (
+        <label>
+          Watch command
+          <input value={form.watch_cmd} onChange={set('watch_cmd')} placeholder="tail -F build.log | grep --line-buffered FAILED" required />
+        </label>
+      )}
+      <label>
+        Project
+        <select value={form.project_path} onChange={set('project_path')} required>
+          {projects.map((project) => (
+            <option key={project.id} value={project.root}>
+              {project.root}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Session
+        <select value={form.target_session} onChange={set('target_session')}>
+          <option value="">(a new session per run)</option>
+          {sessions.map((session) => (
+            <option key={session.id} value={session.title}>
+              {session.title}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Prompt
+        <textarea value={form.prompt} onChange={set('prompt')} rows={2} required />
+      </label>
+      <button type="submit" disabled={busy}>
+        Add task
+      </button>
+      <Outcome outcome={outcome} />
+    </form>
+  )
+}

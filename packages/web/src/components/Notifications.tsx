@@ -1,0 +1,27 @@
+import { useEffect, useState } from 'react'
+import { fleetStore } from '../fleet-store'
+
+const REASON_WORDS: Record<string, string> = {
+  settled: 'finished working',
+  'usage-limit': 'reached its usage limit',
+  'prompt-not-delivered': 'did not get its prompt',
+}
+
+/** Opt-in browser notifications for sessions that need the user, so a background tab or a phone tells them. */
+export function Notifications() {
+  const supported = typeof Notification !== 'undefined'
+  const [permission, setPermission] = useState(supported ? Notification.permission : 'denied')
+  useEffect(() => {
+    fleetStore.onAttention((title, reason) => {
+      if (supported && Notification.permission === 'granted' && document.visibilityState !== 'visible') {
+        new Notification(`svc: ${title} ${REASON_WORDS[reason] ?? reason}`, { tag: `svc-${title}` })
+      }
+    })
+  }, [supported])
+  if (!supported || permission !== 'default') return null
+  return (
+    <button type="button" onClick={() => void Notification.requestPermission().then(setPermission)}>
+      Notify me
+    </button>
+  )
+}

@@ -1,0 +1,34 @@
+// @vitest-environment jsdom
+import { cleanup, render } from '@testing-library/react'
+import { afterEach, expect, it } from 'vitest'
+import type { Session } from '../api'
+import { SessionRow } from './SessionRow'
+
+afterEach(cleanup)
+
+const base = {
+  id: 's1',
+  title: 'fix-parser',
+  repo_path: '/r',
+  branch: 'agent/fix-parser',
+  program: 'claude',
+  status_name: 'ready',
+  liveness_name: 'ready',
+  created_at: '2026-11-24T10:00:00Z',
+  last_pane_churn_at: new Date(Date.now() - 4 * 60_000).toISOString(),
+} as Session
+
+it('shows the title, state, idle reason in words, program, branch and the age of the last pane change, linking to the session', () => {
+  const { container, getByText } = render(<SessionRow session={{ ...base, idle_reason: 'prompt-not-delivered' }} attention={undefined} />)
+  expect(getByText('fix-parser')).toBeTruthy()
+  expect(getByText('waiting: prompt not delivered')).toBeTruthy()
+  expect(getByText('agent/fix-parser')).toBeTruthy()
+  expect(getByText('4m')).toBeTruthy()
+  expect(container.querySelector('a')?.getAttribute('href')).toBe('#/session/s1')
+  expect(container.textContent).not.toContain('needs you')
+})
+
+it('badges a session that needs the user', () => {
+  const { getByText } = render(<SessionRow session={base} attention="settled" />)
+  expect(getByText('needs you')).toBeTruthy()
+})

@@ -1,0 +1,30 @@
+import type { Session } from '../api'
+import { TerminalView } from './TerminalView'
+
+type Tab = Session['tabs'][number]
+
+/**
+ * A URL the browser would still send to its own machine after canonicalizing it: never
+ * framed directly, since "loopback" on the viewer's machine is not the agent's.
+ */
+export function reachesViewerLoopback(url: string): boolean {
+  let host: string
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  } catch {
+    return true
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '0.0.0.0' || host === '::1' || /^::ffff:(127\.|7f)/.test(host)
+}
+
+/** A terminal tab streams; a web or editor tab is framed through the daemon's proxy (or directly, for an external URL). */
+export function TabView({ session, tab }: { session: Session; tab: Tab }) {
+  if (tab.kind_name === 'web' || tab.kind_name === 'editor') {
+    if (tab.web_proxied === false) {
+      if (!tab.url || reachesViewerLoopback(tab.url)) return <p className="error">This tab's address ({tab.url}) is not proxied and would open on your own machine: not shown.</p>
+      return <iframe className="web-tab" title={tab.name} src={tab.url} />
+    }
+    return <iframe className="web-tab" title={tab.name} src={`/v1/webtab/${encodeURIComponent(session.id)}/${encodeURIComponent(tab.id ?? '')}/`} />
+  }
+  return <TerminalView key={tab.id ?? tab.name} session={session.id} tabId={tab.id} />
+}

@@ -1,0 +1,65 @@
+import { FitAddon } from '@xterm/addon-fit'
+import { Terminal } from '@xterm/xterm'
+import { useEffect, useRef } from 'react'
+import type { BrowserTerminal } from '@svc/protocol/browser'
+import { api } from '../api'
+import { KeyRow } from './KeyRow'
+
+/**
+ * A session tab's terminal over the stream. The cursor counts the output bytes received,
+ * so a dropped connection comes back with `since` and the ring replays what was missed.
+ */
+export function TerminalView({ session, tabId }: { session: string; tabId: string | undefined }) {
+  const host = useRef<HTMLDivElement>(null)
+  const link = useRef<BrowserTerminal | undefined>(undefined)
+  useEffect(() => {
+    const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5000 })
+    const fit = new FitAddon()
+    term.loadAddon(fit)
+    term.open(host.current as HTMLDivElement)
+    fit.fit()
+    let cursor: bigint | undefined
+    let ended = false
+    let retry: ReturnType<typeof setTimeout> | undefined
+    const connect = () => {
+      link.current = api.stream(session, { ...(tabId ? { tabId } : {}), ...(cursor === undefined ? {} : { since: cursor }) }, {
+        frame(frame) {
+          if (frame.type === 'hello') cursor = frame.cursor
+          else if (frame.type === 'output') {
+            cursor = (cursor ?? 0n) + BigInt(frame.data.length)
+            term.write(frame.data)
+          } else if (frame.type === 'repaint') term.write(frame.data)
+          else if (frame.type === 'exit') {
+            ended = true
+            term.write('\r\n[the tab ended]\r\n')
+          }
+        },
+        closed() {
+          if (ended) return
+          retry = setTimeout(connect, 1000)
+        },
+      })
+      link.current.resize(term.rows, term.cols)
+    }
+    connect()
+    const typed = term.onData((data) => link.current?.input(data))
+    const resized = term.onResize(({ rows, cols }) => link.current?.resize(rows, cols))
+    const observer = new ResizeObserver(() => fit.fit())
+    observer.observe(host.current as HTMLDivElement)
+    return () => {
+      ended = true
+      clearTimeout(retry)
+      observer.disconnect()
+      typed.dispose()
+      resized.dispose()
+      link.current?.close()
+      term.dispose()
+    }
+  }, [session, tabId])
+  return (
+    <div className="terminal">
+      <div className="xterm-host" ref={host} data-testid="terminal" />
+      <KeyRow send={(keys) => link.current?.input(keys)} />
+    </div>
+  )
+}

@@ -1,0 +1,24 @@
+import { useState } from 'react'
+import { SessionRow } from '../components/SessionRow'
+import { groups } from '../fleet-state'
+import { useFleet } from '../use-fleet'
+
+export function FleetPage() {
+  const { fleet } = useFleet()
+  const [filter, setFilter] = useState('')
+  const shown = groups(fleet, filter)
+  return (
+    <section className="fleet">
+      <input type="search" placeholder="Filter by title, branch, program or state" value={filter} onChange={(event) => setFilter(event.target.value)} />
+      {shown.length === 0 ? <p className="empty">{fleet.sessions.size === 0 ? 'No sessions yet: start one from New.' : 'Nothing matches.'}</p> : null}
+      {shown.map((group) => (
+        <div key={group.repoPath} className="group">
+          <h2>{group.repoPath}</h2>
+          {group.sessions.map((session) => (
+            <SessionRow key={session.id} session={session} attention={fleet.attention.get(session.id)} />
+          ))}
+        </div>
+      ))}
+    </section>
+  )
+}

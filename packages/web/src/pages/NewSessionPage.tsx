@@ -1,0 +1,71 @@
+import { useEffect, useState } from 'react'
+import { api, type Project } from '../api'
+import { hrefOf } from '../route'
+import { Outcome, useAction } from '../use-action'
+import { DirectoryPicker } from '../components/DirectoryPicker'
+
+export function NewSessionPage() {
+  const [projects, setProjects] = useState<Project[]>([])
+  const [programs, setPrograms] = useState<Array<{ name: string; available: boolean }>>([])
+  const [form, setForm] = useState({ repo_path: '', title: '', program: '', prompt: '' })
+  const { busy, outcome, run } = useAction()
+  const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value })
+
+  useEffect(() => {
+    void run(async () => {
+      const [listed, offered, name] = await Promise.all([api.call('ListProjects', {}), api.call('ListPrograms', {}), api.call('SuggestSessionName', {})])
+      setProjects(listed.projects)
+      setPrograms(offered.programs)
+      setForm((current) => ({ ...current, repo_path: listed.projects[0]?.root ?? '', program: offered.default, title: name.name }))
+    })
+  }, [])
+
+  return (
+    <form
+      className="new-session"
+      onSubmit={(event) => {
+        event.preventDefault()
+        void run(async () => {
+          const created = await api.call('CreateSession', form)
+          window.location.hash = hrefOf({ name: 'session', id: created.instance.id })
+        })
+      }}
+    >
+      <label>
+        Project
+        <select value={form.repo_path} onChange={set('repo_path')}>
+          {projects.map((project) => (
+            <option key={project.id} value={project.root}>
+              {project.root}
+            </option>
+          ))}
+          {form.repo_path && !projects.some((project) => project.root === form.repo_path) ? <option value={form.repo_path}>{form.repo_path}</option> : null}
+        </select>
+      </label>
+      <DirectoryPicker onPick={(path) => setForm({ ...form, repo_path: path })} />
+      <label>
+        Title
+        <input value={form.title} onChange={set('title')} required />
+      </label>
+      <label>
+        Program
+        <select value={form.program} onChange={set('program')}>
+          {programs.map((program) => (
+            <option key={program.name} value={program.name} disabled={!program.available}>
+              {program.name}
+              {program.available ? '' : ' (not installed)'}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        First prompt
+        <textarea value={form.prompt} onChange={set('prompt')} rows={3} />
+      </label>
+      <button type="submit" disabled={busy || !form.repo_path || !form.title}>
+        Create session
+      </button>
+      <Outcome outcome={outcome} />
+    </form>
+  )
+}

@@ -1,0 +1,84 @@
+import { idleReasonWords } from '@svc/protocol/browser'
+import { useEffect, useState } from 'react'
+import { api, type Session } from '../api'
+import { ConfirmButton } from '../components/Confirm'
+import { PromptForm } from '../components/PromptForm'
+import { TabView } from '../components/TabView'
+import { fleetStore } from '../fleet-store'
+import { useFleet } from '../use-fleet'
+import { Outcome, useAction } from '../use-action'
+
+export function SessionPage({ id }: { id: string }) {
+  const { fleet } = useFleet()
+  const session = fleet.sessions.get(id)
+  const [tabIndex, setTabIndex] = useState(0)
+  useEffect(() => fleetStore.markSeen(id), [id, fleet.attention])
+  if (!session) return <p className="empty">{fleet.bootId ? 'This session no longer exists.' : 'Loading…'}</p>
+  const tab = session.tabs[tabIndex] ?? session.tabs[0]
+  return (
+    <section className="session">
+      <div className="session-head">
+        <h1>{session.title}</h1>
+        <span className={`state state-${session.liveness_name}`}>{session.liveness_name || session.status_name}</span>
+        <span className="reason">{idleReasonWords(session.idle_reason)}</span>
+        <span className="meta">
+          {session.program} · {session.branch}
+        </span>
+      </div>
+      <nav className="tabs">
+        {session.tabs.map((entry, index) => (
+          <button key={entry.id ?? entry.name} type="button" className={index === tabIndex ? 'current' : ''} onClick={() => setTabIndex(index)}>
+            {entry.name}
+          </button>
+        ))}
+        <NewShellTab session={session} />
+      </nav>
+      {tab ? <TabView session={session} tab={tab} /> : null}
+      <PromptForm session={session} />
+      <Lifecycle session={session} bootId={fleet.bootId} />
+    </section>
+  )
+}
+
+function NewShellTab({ session }: { session: Session }) {
+  const { outcome, run } = useAction()
+  return (
+    <>
+      <button type="button" onClick={() => void run(async () => void (await api.call('CreateTab', { id: session.id, shell: true })))}>
+        + shell
+      </button>
+      <Outcome outcome={outcome} />
+    </>
+  )
+}
+
+function Lifecycle({ session, bootId }: { session: Session; bootId: string }) {
+  const { busy, outcome, run } = useAction()
+  const live = session.lifecycle_action === 'archive'
+  return (
+    <div className="actions">
+      {live ? (
+        <button type="button" disabled={busy} onClick={() => void run(async () => `archived to ${(await api.call('ArchiveSession', { id: session.id })).archived_path}`)}>
+          Archive
+        </button>
+      ) : null}
+      {session.lifecycle_action === 'restore' ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void run(async () => void (await api.call('RestoreSession', { id: session.id, ...(bootId ? { expected_daemon_boot_id: bootId } : {}) })))}
+        >
+          Restore
+        </button>
+      ) : null}
+      {session.can_kill ? (
+        <ConfirmButton
+          label="Kill"
+          question={`Kill ${session.title}? This ends its agent and tabs and deletes its worktree, the branch ${session.branch} and the record.`}
+          onConfirm={() => void run(async () => void (await api.call('KillSession', { id: session.id })))}
+        />
+      ) : null}
+      <Outcome outcome={outcome} />
+    </div>
+  )
+}

@@ -1,0 +1,6 @@
+import { useSyncExternalStore } from 'react'
+import { fleetStore } from './fleet-store'
+
+export function useFleet() {
+  return useSyncExternalStore(fleetStore.subscribe, fleetStore.snapshot)
+}

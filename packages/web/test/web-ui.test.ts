@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+
+/** The web UI in a real browser against a real daemon, logged in by the URL `svc web` prints. */
+const present = browserPresent('web-ui.test.ts')
+const homes = tempHomes()
+let daemon: TestDaemon
+let repo: string
+let origin: string
+let browser: BrowserContext
+let page: Page
+
+/** The text of the page's terminal, as xterm draws it. */
+const terminalText = (target: Page) => target.locator('.xterm-rows').innerText()
+
+describe.skipIf(!present)('the web UI', () => {
+  beforeAll(async () => {
+    ;({ daemon, repo } = await openSessionDaemon(homes, { settings: { network: { listen_addr: '127.0.0.1:0' } } }))
+    const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
+    origin = `http://${addr}`
+    await daemon.client.call('RegisterProject', { path: repo })
+    await daemon.client.call('CreateSession', { repo_path: repo, title: 'alpha', program: 'claude' })
+    await waitForSession(daemon, 'alpha', (s) => s.liveness_name === 'ready')
+    browser = await launchChromium(await homes.make())
+    page = await browser.newPage()
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await homes.release()
+  })
+
+  it('refuses the page without the token, and logs in by the URL with it', async () => {
+    const refused = await page.goto(`${origin}/`)
+    expect(refused?.status()).toBe(401)
+    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
+    const loggedIn = await page.goto(`${origin}/?token=${token}`)
+    expect(loggedIn?.status()).toBe(200)
+    expect(page.url()).toBe(`${origin}/`)
+    await page.locator('[data-testid=feed]', { hasText: 'live' }).waitFor()
+  })
+
+  it('shows the fleet, and a session created elsewhere appears without a reload', async () => {
+    await page.locator('[data-session=alpha]').waitFor()
+    expect(await page.locator('[data-session=alpha]').innerText()).toContain('ready')
+    await daemon.client.call('CreateSession', { repo_path: repo, title: 'beta', program: 'claude' })
+    await page.locator('[data-session=beta]').waitFor()
+  })
+
+  it('shows the agent in the session terminal and types into it', async () => {
+    await page.locator('[data-session=alpha]').click()
+    await waitFor(async () => (await terminalText(page)).includes('fake-agent ready') || undefined)
+    await page.locator('.xterm-helper-textarea').focus()
+    await page.keyboard.type('typed in the browser\r')
+    const pane = (await session(daemon, 'alpha')).tabs[0]?.tmux_name as string
+    await waitFor(() => paneText(daemon.home, pane).includes('received: typed in the browser') || undefined)
+    await waitFor(async () => (await terminalText(page)).includes('received: typed in the browser') || undefined)
+  })
+
+  it('sends a prompt and shows its delivery status', async () => {
+    await page.locator('.prompt textarea').fill('from the prompt box')
+    await page.locator('.prompt button[type=submit]').click()
+    await page.locator('.prompt .ok', { hasText: /^Prompt / }).waitFor()
+    const pane = (await session(daemon, 'alpha')).tabs[0]?.tmux_name as string
+    await waitFor(() => paneText(daemon.home, pane).includes('received: from the prompt box') || undefined)
+  })
+
+  it('creates a session from the new-session page', async () => {
+    await page.goto(`${origin}/#/new`)
+    const title = page.locator('label', { hasText: 'Title' }).locator('input')
+    await waitFor(async () => ((await title.inputValue()) !== '' ? true : undefined))
+    await title.fill('gamma')
+    await page.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
+    await page.getByRole('button', { name: 'Create session' }).click()
+    await page.locator('.session-head h1', { hasText: 'gamma' }).waitFor({ timeout: 20_000 })
+    const created = await waitForSession(daemon, 'gamma', (s) => s.liveness_name !== '')
+    expect(created.repo_path).toBe(repo)
+  })
+
+  it('creates a cron task, previews its schedule, and triggers it into a session', async () => {
+    await page.goto(`${origin}/#/tasks`)
+    await page.getByRole('button', { name: 'New task' }).click()
+    await page.locator('label', { hasText: 'Name' }).locator('input').fill('nightly')
+    await page.locator('label', { hasText: 'Cron expression' }).locator('input').fill('0 3 * * *')
+    expect(await page.locator('[data-testid=schedule-preview]').innerText()).toBe('At 03:00')
+    await page.locator('label', { hasText: 'Session' }).locator('select').selectOption('alpha')
+    await page.locator('label', { hasText: 'Prompt' }).locator('textarea').fill('nightly run')
+    await page.getByRole('button', { name: 'Add task' }).click()
+    const row = page.locator('[data-task=nightly]')
+    await row.waitFor()
+    await row.getByRole('button', { name: 'Trigger' }).click()
+    const pane = (await session(daemon, 'alpha')).tabs[0]?.tmux_name as string
+    await waitFor(() => paneText(daemon.home, pane).includes('received: nightly run') || undefined, 20_000)
+  })
+
+  it('fits a phone: the session terminal and the key row at 390×844', async () => {
+    const phone = await browser.newPage()
+    await phone.setViewportSize({ width: 390, height: 844 })
+    const alpha = await session(daemon, 'alpha')
+    await phone.goto(`${origin}/#/session/${alpha.id}`)
+    await waitFor(async () => (await terminalText(phone)).includes('fake-agent ready') || undefined)
+    const terminal = await phone.locator('[data-testid=terminal]').boundingBox()
+    expect(terminal?.width).toBeGreaterThan(300)
+    expect(terminal?.width).toBeLessThanOrEqual(390)
+    const keys = phone.getByRole('toolbar', { name: 'terminal keys' })
+    expect(await keys.isVisible()).toBe(true)
+    const shot = await phone.screenshot({ path: '/tmp/web-phone.png' })
+    expect(shot.length).toBeGreaterThan(1000)
+    await phone.close()
+  })
+})
+
+describe('without a built web UI', () => {
+  it('answers / with a page saying how to build it, and the API still works', async () => {
+    const plain = await startDaemon({ home: await homes.make(), env: { SVC_WEB_ROOT: '/nonexistent' } })
+    const reply = await send(plain.socket, 'GET', '/')
+    expect(reply.status).toBe(200)
+    expect(reply.headers['content-type']).toMatch(/^text\/html/)
+    expect(reply.text).toContain('pnpm build')
+    expect((await plain.client.call('Health')).ok).toBe(true)
+    await plain.stop()
+  })
+})
