@@ -20,13 +20,15 @@ afterAll(async () => {
   await cleanup(home)
 })
 
-/** Served beside the catalog: the CORS preflight, the WebSocket planes, stream-info and profiling (404 while off). */
+/** Served beside the catalog: the CORS preflight, the WebSocket planes, stream-info, profiling (404 while off), preview-auth and the web-tab proxy. */
 const BESIDE_THE_CATALOG = [
   'OPTIONS *',
   `GET ${EVENTS_PATH}`,
   'GET /v1/sessions/:id/stream',
   'GET /v1/sessions/:id/stream-info',
   'GET /v1/debug/pprof/:profile',
+  'GET /v1/preview-auth',
+  ...['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'].flatMap((verb) => [`${verb} /v1/webtab/:session/:tab`, `${verb} /v1/webtab/:session/:tab/*`]),
 ]
 
 it('serves exactly the route table, plus the surfaces beside the catalog', () => {
