@@ -96,7 +96,7 @@ export async function buildApp({ core, log, token, listeners, previews }: AppOpt
   fastify.addHook('onClose', () => hub.close())
   await fastify.register(streamRoutes(core, hub))
   await fastify.register(pprofRoutes(core.config))
-  await fastify.register(webtabRoutes(core))
+  await fastify.register(webtabRoutes(core, token))
   await fastify.register(previewAuthRoutes(previews.origins, previews.port))
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { makeRepo, send, sendRaw, startSessionDaemon, tempHomes, type Target, type TestDaemon } from '@svc/test-kit'
+import { makeRepo, send, sendRaw, startDaemon, startSessionDaemon, tempHomes, type Target, type TestDaemon } from '@svc/test-kit'
 import { startUpstream, type Seen, type Upstream } from './fixtures/upstream.js'
 
 const homes = tempHomes()
@@ -80,6 +80,8 @@ describe('the same-origin mirror', () => {
     expect(up.headers.authorization).toBeUndefined()
     expect(up.headers.cookie).toBe('app=yes')
     expect(reply.text).not.toContain(token)
+    // The same parameter with another value is the app's own (Vite's HMR token, say).
+    expect(seen((await send(daemon.socket, 'GET', `${mirror}/echo?token=app-own`)).text).url).toBe('/echo?token=app-own')
   })
 
   it('asks for the token on TCP and logs a browser in with a cookie', async () => {
@@ -245,5 +247,32 @@ describe('the preview listener', () => {
     const first = await new Promise<string>((resolve, reject) => socket.once('message', (data: Buffer) => resolve(data.toString())).once('error', reject))
     expect(JSON.parse(first)).toMatchObject({ url: '/live', headers: { origin: `http://127.0.0.1:${upstream.port}` } })
     socket.close()
+  })
+})
+
+describe('during warm-up', () => {
+  it('answers the mirror and the preview origins with a 503 page that reloads itself', async () => {
+    const dir = await homes.make()
+    const gate = join(dir, 'gate')
+    await writeFile(gate, '')
+    const warming = await startDaemon({
+      home: join(dir, 'svc'),
+      env: { SVC_RESTORE_GATE: gate },
+      waitReady: false,
+      config: { network: { listen_addr: '', preview_listen_addr: '127.0.0.1:0' } },
+    })
+    try {
+      const page = await send(warming.socket, 'GET', `/v1/webtab/${sessionId}/${tabId}/`)
+      expect(page.status).toBe(503)
+      expect(page.headers['content-type']).toMatch(/^text\/html/)
+      expect(page.headers.refresh).toBe('1')
+      expect(page.text).toContain('svc is starting')
+      const port = portOf((await warming.client.call('Health')).listeners.preview_bound_addr)
+      const preview = await send({ host: '127.0.0.1', port }, 'GET', '/', { headers: { host: `svc${'a'.repeat(32)}.localhost:${port}` } })
+      expect(preview.status).toBe(503)
+      expect(preview.text).toContain('svc is starting')
+    } finally {
+      await rm(gate)
+    }
   })
 })

@@ -20,12 +20,12 @@ interface Mirrored {
 }
 
 /** The tab a mirror URL names and the upstream path, read from the raw URL so nothing is decoded twice. */
-function mirrored(core: Core, request: FastifyRequest): Mirrored {
+function mirrored(core: Core, token: string, request: FastifyRequest): Mirrored {
   const { path: rawPath, search } = splitUrl(request.raw.url ?? '/')
   if (climbs(rawPath)) throw new HttpError(400, 'invalid web tab path')
   const [, , , session = '', tab = '', ...rest] = rawPath.split('/')
   const target = webTarget(core.sessions, decodeURIComponent(session), decodeURIComponent(tab))
-  return { target, mount: { mirror: `${WEBTAB_PREFIX}/${session}/${tab}` }, path: `/${rest.join('/')}`, search }
+  return { target, mount: { mirror: `${WEBTAB_PREFIX}/${session}/${tab}`, token }, path: `/${rest.join('/')}`, search }
 }
 
 /**
@@ -34,7 +34,7 @@ function mirrored(core: Core, request: FastifyRequest): Mirrored {
  * the same gate as every API route (Host, Origin, token); only the JSON-only body rule is
  * lifted, since a dev server takes forms and uploads (see README, Security).
  */
-export function webtabRoutes(core: Core) {
+export function webtabRoutes(core: Core, token: string) {
   return async (app: FastifyInstance) => {
     passThroughBodies(app)
     await app.register(replyFrom, REPLY_FROM_OPTIONS)
@@ -55,7 +55,7 @@ export function webtabRoutes(core: Core) {
     })
 
     const resolve: preHandlerHookHandler = (request, _reply, done) => {
-      request.webtab = mirrored(core, request)
+      request.webtab = mirrored(core, token, request)
       done()
     }
     const proxy = (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,17 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import WebSocket, { type RawData } from 'ws'
-import { upstreamHeaders, viewerHeaders, TOKEN_PARAMS, type Mount } from './rewrite.js'
+import { upstreamHeaders, upstreamQuery, viewerHeaders, type Mount } from './rewrite.js'
 import type { WebTarget } from './target.js'
 
 export const WEBTAB_ERROR_HEADER = 'x-svc-webtab-error'
-
-/** The query string going up, without the daemon's token parameters. */
-export function upstreamQuery(search: string): string {
-  const params = new URLSearchParams(search)
-  for (const name of TOKEN_PARAMS) params.delete(name)
-  const query = params.toString()
-  return query === '' ? '' : `?${query}`
-}
 
 /** What the browser called the page from: `http://<Host>`, which mount rewrites compare against. */
 export function viewerOriginOf(request: FastifyRequest): string {
@@ -29,7 +21,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply, target: We
   const viewerOrigin = viewerOriginOf(request)
   return reply.from(path, {
     getUpstream: () => target.origin,
-    queryString: () => upstreamQuery(search).slice(1),
+    queryString: () => upstreamQuery(search, mount).slice(1),
     retryDelay: () => null,
     rewriteRequestHeaders: (_request, headers) => upstreamHeaders(headers, viewerOrigin, mount, target),
     rewriteHeaders: (headers) => viewerHeaders(headers, viewerOrigin, mount, target),
@@ -52,7 +44,7 @@ const BAD_GATEWAY = 1014
 export function bridge(viewer: WebSocket, request: FastifyRequest, target: WebTarget, mount: Mount, path: string, search: string): void {
   const protocols = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((name) => name.trim()).filter(Boolean)
   const headers = upstreamHeaders(request.headers, viewerOriginOf(request), mount, target)
-  const upstream = new WebSocket(`${target.origin.replace(/^http/, 'ws')}${path}${upstreamQuery(search)}`, protocols, {
+  const upstream = new WebSocket(`${target.origin.replace(/^http/, 'ws')}${path}${upstreamQuery(search, mount)}`, protocols, {
     headers: pick(headers, ['cookie', 'origin', 'user-agent', 'accept-language']),
   })
   const pending: Array<[RawData, boolean]> = []

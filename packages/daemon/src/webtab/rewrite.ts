@@ -4,12 +4,27 @@ import type { WebTarget } from './target.js'
 
 /**
  * How the browser reaches a tab: under a path of the API origin (the same-origin mirror,
- * `/v1/webtab/{session}/{tab}`), or at the root of its own preview origin.
+ * `/v1/webtab/{session}/{tab}`, where the daemon's token may ride along), or at the root
+ * of its own preview origin.
  */
-export type Mount = { mirror: string; origin?: undefined } | { mirror?: undefined; origin: string }
+export type Mount = { mirror: string; token: string; origin?: undefined } | { mirror?: undefined; token?: undefined; origin: string }
 
-/** Query parameters that carry the daemon's token; they never reach a dev server. */
-export const TOKEN_PARAMS = ['token', 'access_token']
+/** Query parameters the daemon's token may come in (`?token=` is also a dev server's own, Vite's HMR for one). */
+const TOKEN_PARAMS = ['token', 'access_token']
+
+/** Drops the daemon's token from a query, and only that: the same parameter names with other values are the app's. */
+function withoutDaemonToken(params: URLSearchParams, mount: Mount): void {
+  if (mount.token === undefined) return
+  for (const name of TOKEN_PARAMS) if (params.getAll(name).includes(mount.token)) params.delete(name, mount.token)
+}
+
+/** The query string going up (`?…` or `""`), without the daemon's token. */
+export function upstreamQuery(search: string, mount: Mount): string {
+  const params = new URLSearchParams(search)
+  withoutDaemonToken(params, mount)
+  const query = params.toString()
+  return query === '' ? '' : `?${query}`
+}
 const DAEMON_COOKIE = /^svc_login_/
 const PREVIEW_HOST = /^svc[a-z2-7]{32}\.localhost$/
 
@@ -30,7 +45,7 @@ function asUpstreamUrl(value: string, viewerOrigin: string, mount: Mount, target
   if (url.origin !== viewerOrigin) return undefined
   const path = upstreamPath(mount, url.pathname)
   if (path === undefined) return undefined
-  for (const name of TOKEN_PARAMS) url.searchParams.delete(name)
+  withoutDaemonToken(url.searchParams, mount)
   return `${target.origin}${path}${url.search}`
 }
 
