@@ -114,7 +114,7 @@ describe('editor tabs', () => {
     withEditor = await startSessionDaemon(options)
     expect(await originAt(withEditor)).toBe(before)
     expect((await send(withEditor.socket, 'GET', mirror)).text).toBe(`editor serving ${instance.path}\n`)
-  })
+  }, 60_000)
 })
 
 describe('CloseTab, RenameTab, ReorderTab', () => {

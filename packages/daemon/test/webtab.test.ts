@@ -82,6 +82,8 @@ describe('the same-origin mirror', () => {
     expect(reply.text).not.toContain(token)
     // The same parameter with another value is the app's own (Vite's HMR token, say).
     expect(seen((await send(daemon.socket, 'GET', `${mirror}/echo?token=app-own`)).text).url).toBe('/echo?token=app-own')
+    // Flags and encodings reach the upstream as sent.
+    expect(seen((await send(daemon.socket, 'GET', `${mirror}/echo?import&a=b+c%20d&raw`)).text).url).toBe('/echo?import&a=b+c%20d&raw')
   })
 
   it('asks for the token on TCP and logs a browser in with a cookie', async () => {
@@ -238,6 +240,15 @@ describe('the preview listener', () => {
     for (const host of ['localhost', '127.0.0.1', 'example.org']) {
       const api = await send(previewTarget(), 'POST', '/v1/Snapshot', { body: '{}', headers: { host: `${host}:${previewPort}` } })
       expect(api.status, host).toBe(403)
+    }
+  })
+
+  it('refuses paths that climb or name another host', async () => {
+    const host = new URL(await originOf(sessionId, tabId)).host
+    for (const target of ['/a/../../x', '/%2e%2e/x', 'http://example.org/x']) {
+      const reply = await sendRaw(previewTarget(), `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+      expect(reply.status, target).toBe(400)
+      expect(reply.text).toBe('invalid web tab path')
     }
   })
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
@@ -125,7 +125,17 @@ export class Runtime {
   }
 
   async teardown(record: SessionRecord): Promise<void> {
-    await this.tmux.killSessions(record.tabs.flatMap((tab) => (tab.tmux_name ? [tab.tmux_name] : [])))
+    await this.stopTabs(record.tabs)
+  }
+
+  /** Ends the tabs' tmux sessions, and removes what an editor tab left on disk. */
+  async stopTabs(tabs: readonly TabRecord[]): Promise<void> {
+    await this.tmux.killSessions(tabs.flatMap((tab) => (tab.tmux_name ? [tab.tmux_name] : [])))
+    await Promise.all(tabs.filter((tab) => tab.kind === TabKind.editor).map((tab) => rm(this.editorTokenFile(tab.id), { force: true })))
+  }
+
+  private editorTokenFile(tabId: string): string {
+    return join(this.paths.home, 'editors', `${tabId}.token`)
   }
 
   /** The editor server on PATH, or a refusal that says what to install. */
@@ -163,7 +173,7 @@ export class Runtime {
       }
     }
     // A file, not an argument: command lines are visible to every user of the machine.
-    const tokenFile = join(this.paths.home, 'editors', `${tab.id}.token`)
+    const tokenFile = this.editorTokenFile(tab.id)
     await mkdir(join(this.paths.home, 'editors'), { recursive: true, mode: 0o700 })
     await writeFile(tokenFile, password, { mode: 0o600 })
     return {

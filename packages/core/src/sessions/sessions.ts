@@ -224,7 +224,7 @@ export class Sessions {
   }
 
   closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
-    return this.changeTabs(request, (record) => closeTab(record, request, this.tmux))
+    return this.changeTabs(request, (record) => closeTab(record, request, this.runtime))
   }
 
   renameTab(request: Req<'RenameTabRequest'>): Promise<string> {

@@ -77,7 +77,8 @@ export async function buildPreviewApp(core: Core, origins: PreviewOrigins, log: 
     }
     if (!target) return void expiredPage(reply)
     const { path, search } = splitUrl(request.raw.url ?? '/')
-    if (climbs(path)) return done(new HttpError(400, 'invalid web tab path'))
+    // An absolute-form request line (`GET http://elsewhere/`) names another host: not a tab path.
+    if (!path.startsWith('/') || climbs(path)) return done(new HttpError(400, 'invalid web tab path'))
     request.webtab = { target, origin: `http://${request.headers.host ?? ''}`, path, search } satisfies Previewed
     done()
   })

@@ -12,19 +12,28 @@ export type Mount = { mirror: string; token: string; origin?: undefined } | { mi
 /** Query parameters the daemon's token may come in (`?token=` is also a dev server's own, Vite's HMR for one). */
 const TOKEN_PARAMS = ['token', 'access_token']
 
-/** Drops the daemon's token from a query, and only that: the same parameter names with other values are the app's. */
-function withoutDaemonToken(params: URLSearchParams, mount: Mount): void {
-  if (mount.token === undefined) return
-  for (const name of TOKEN_PARAMS) if (params.getAll(name).includes(mount.token)) params.delete(name, mount.token)
+/** One `name=value` pair of a query that carries the daemon's token under one of its names. */
+function isDaemonToken(pair: string, token: string): boolean {
+  const at = pair.indexOf('=')
+  if (at === -1) return false
+  try {
+    return TOKEN_PARAMS.includes(decodeURIComponent(pair.slice(0, at))) && decodeURIComponent(pair.slice(at + 1).replaceAll('+', ' ')) === token
+  } catch {
+    return false
+  }
 }
 
-/** The query string going up (`?…` or `""`), without the daemon's token. */
+/**
+ * The query string going up (`?…` or `""`) without the daemon's token, and otherwise
+ * byte for byte as sent: dev servers read flags such as Vite's `?import` and `?raw`,
+ * which re-encoding would change. The same names with other values are the app's.
+ */
 export function upstreamQuery(search: string, mount: Mount): string {
-  const params = new URLSearchParams(search)
-  withoutDaemonToken(params, mount)
-  const query = params.toString()
-  return query === '' ? '' : `?${query}`
+  if (mount.token === undefined || !search.includes(mount.token)) return search
+  const kept = search.slice(1).split('&').filter((pair) => !isDaemonToken(pair, mount.token))
+  return kept.length === 0 ? '' : `?${kept.join('&')}`
 }
+
 const DAEMON_COOKIE = /^svc_login_/
 const PREVIEW_HOST = /^svc[a-z2-7]{32}\.localhost$/
 
@@ -45,8 +54,7 @@ function asUpstreamUrl(value: string, viewerOrigin: string, mount: Mount, target
   if (url.origin !== viewerOrigin) return undefined
   const path = upstreamPath(mount, url.pathname)
   if (path === undefined) return undefined
-  withoutDaemonToken(url.searchParams, mount)
-  return `${target.origin}${path}${url.search}`
+  return `${target.origin}${path}${upstreamQuery(url.search, mount)}`
 }
 
 /** `Origin` another preview tab's page sends names that tab's credential: the upstream gets `null`. */
