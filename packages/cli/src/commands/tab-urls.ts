@@ -1,4 +1,4 @@
-import type { ServicePaths } from '@svc/protocol'
+import { PREVIEW_AUTH_PATH, webtabPath, type PreviewAuthAnswer, type ServicePaths } from '@svc/protocol'
 import { callDaemon } from '../call.js'
 import { connect } from '../daemon-process.js'
 import { loginUrl, tcpOffMessage } from './web.js'
@@ -13,12 +13,12 @@ export interface TabUrls {
 
 export async function tabUrls(paths: ServicePaths, sessionId: string, tabId: string, path = '/'): Promise<TabUrls> {
   const { listeners } = await callDaemon(paths, 'Health')
-  const mirror = await loginUrl(paths, listeners, `/v1/webtab/${sessionId}/${tabId}${path}`)
+  const mirror = await loginUrl(paths, listeners, `${webtabPath(sessionId, tabId)}${path.slice(1)}`)
   let preview: string | undefined
   if (listeners.preview_bound) {
     const client = await connect(paths)
-    const answer = await client.raw('GET', `/v1/preview-auth?session=${encodeURIComponent(sessionId)}&tab=${encodeURIComponent(tabId)}`)
-    const origin = (JSON.parse(answer.text) as { origin?: string }).origin
+    const query = new URLSearchParams({ session: sessionId, tab: tabId })
+    const { origin } = JSON.parse((await client.raw('GET', `${PREVIEW_AUTH_PATH}?${query.toString()}`)).text) as PreviewAuthAnswer
     if (origin) preview = `${origin}${path}`
   }
   return { ...(mirror ? { mirror } : {}), ...(preview ? { preview } : {}) }

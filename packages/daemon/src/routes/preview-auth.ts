@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
+import { PREVIEW_AUTH_PATH, type PreviewAuthAnswer } from '@svc/protocol'
 import type { PreviewOrigins } from '../webtab/origins.js'
-
-export const PREVIEW_AUTH_PATH = '/v1/preview-auth'
 
 /**
  * `GET /v1/preview-auth?session=&tab=` → `{origin}`: a tab's preview origin, handed out
@@ -10,7 +9,7 @@ export const PREVIEW_AUTH_PATH = '/v1/preview-auth'
  */
 export function previewAuthRoutes(origins: PreviewOrigins, previewPort: () => number | undefined) {
   return async (app: FastifyInstance) => {
-    app.get<{ Querystring: { session?: string; tab?: string } }>(PREVIEW_AUTH_PATH, (request, reply) => {
+    app.get<{ Querystring: { session?: string; tab?: string } }>(PREVIEW_AUTH_PATH, (request, reply): PreviewAuthAnswer => {
       const port = previewPort()
       const { session = '', tab = '' } = request.query
       void reply.header('cache-control', 'no-store')

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import replyFrom from '@fastify/reply-from'
 import type { Core } from '@svc/core'
+import { WEBTAB_PREFIX } from '@svc/protocol'
 import { HttpError } from '../http-error.js'
 import { bridge, forward } from '../webtab/forward.js'
 import { warmingPage } from '../webtab/pages.js'
@@ -8,8 +9,6 @@ import { climbs, splitUrl } from '../webtab/path.js'
 import { passThroughBodies, PROXIED_METHODS, REPLY_FROM_OPTIONS } from '../webtab/plugin.js'
 import type { Mount } from '../webtab/rewrite.js'
 import { webTarget, type WebTarget } from '../webtab/target.js'
-
-export const WEBTAB_PREFIX = '/v1/webtab'
 
 interface Mirrored {
   target: WebTarget

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { PREVIEW_PROBE_MESSAGE } from '@svc/protocol'
 
 /** Pages a web tab's frame shows instead of the dev server: plain HTML, no script unless said. */
 function page(reply: FastifyReply, status: number, title: string, text: string, extra = ''): FastifyReply {
@@ -28,10 +29,7 @@ export function expiredPage(reply: FastifyReply): FastifyReply {
   )
 }
 
-/** The message the probe page posts to the page that framed it. */
-export const PROBE_MESSAGE = 'svc-preview-origin-ok'
-
 /** Loaded in a frame from `svcprobe.localhost`: tells the client that preview origins reach this browser. */
 export function probePage(reply: FastifyReply): FastifyReply {
-  return page(reply, 200, 'svc preview probe', 'Preview origins work in this browser.', `<script>parent.postMessage(${JSON.stringify(PROBE_MESSAGE)}, '*')</script>`)
+  return page(reply, 200, 'svc preview probe', 'Preview origins work in this browser.', `<script>parent.postMessage(${JSON.stringify(PREVIEW_PROBE_MESSAGE)}, '*')</script>`)
 }
