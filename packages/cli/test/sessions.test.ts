@@ -107,7 +107,8 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     expect(shell).toEqual({ id: expect.any(String), name: 'shell', tmux_name: `${agent}__shell` })
     expect(await json('tabs', 'create', 'fix-parser', '--command', 'sleep 600', '--name', 'sleeper')).toMatchObject({ name: 'sleeper' })
     const web = await json('tabs', 'create', 'fix-parser', '--port', '5173')
-    expect(web).toEqual({ id: expect.any(String), name: 'web' })
+    // No TCP or preview listener here: no URL to open (svc-tabs-web.test.ts has them).
+    expect(web).toEqual({ id: expect.any(String), name: 'web', urls: {} })
     expect(tmuxSessions()).toEqual(expect.arrayContaining([`${agent}__shell`, `${agent}__sleeper`]))
 
     const listed = await json('tabs', 'list', 'fix-parser')

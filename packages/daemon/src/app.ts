@@ -23,6 +23,9 @@ import { streamRoutes } from './routes/stream.js'
 import { StreamHub } from './stream/hub.js'
 import { pprofRoutes } from './routes/pprof.js'
 import { webUi, webUiRoot } from './plugins/web-ui.js'
+import { previewAuthRoutes } from './routes/preview-auth.js'
+import { webtabRoutes } from './routes/webtab.js'
+import type { PreviewOrigins } from './webtab/origins.js'
 
 export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
 
@@ -31,6 +34,8 @@ export interface AppOptions {
   log: Logger
   token: string
   listeners: () => ListenerReport
+  /** The preview origins, and the preview listener's port while it is bound. */
+  previews: { origins: PreviewOrigins; port: () => number | undefined }
 }
 
 export interface App {
@@ -45,7 +50,7 @@ export interface App {
 }
 
 /** The HTTP surface: one plugin per concern, then one per route group. */
-export async function buildApp({ core, log, token, listeners }: AppOptions): Promise<App> {
+export async function buildApp({ core, log, token, listeners, previews }: AppOptions): Promise<App> {
   let handler: RequestListener | undefined
   const fastify = Fastify({
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it picks Fastify's logger type parameter, which App names
@@ -92,6 +97,8 @@ export async function buildApp({ core, log, token, listeners }: AppOptions): Pro
   fastify.addHook('onClose', () => hub.close())
   await fastify.register(streamRoutes(core, hub))
   await fastify.register(pprofRoutes(core.config))
+  await fastify.register(webtabRoutes(core, token))
+  await fastify.register(previewAuthRoutes(previews.origins, previews.port))
   // SVC_WEB_ROOT serves another build of the web UI (or, pointing nowhere, none).
   await fastify.register(webUi, { root: process.env.SVC_WEB_ROOT ?? webUiRoot() })
   await fastify.ready()

@@ -9,6 +9,8 @@ import { listenUnix, TcpListener } from './listeners.js'
 import { DaemonLog, type Rotation } from './log.js'
 import { acquireDaemonLock } from './singleton.js'
 import { ensureToken } from './token.js'
+import { PreviewOrigins } from './webtab/origins.js'
+import { buildPreviewApp } from './webtab/preview-app.js'
 
 export interface RunningDaemon {
   paths: ServicePaths
@@ -88,26 +90,27 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     cleanups.push(removeOwn(paths.socket))
 
     let tcp: TcpListener | undefined
-    const previewStatus = () => ({
-      configured: config.get('network.preview_listen_addr') !== '',
-      bound: false,
-      addr: '',
-      ...(config.get('network.preview_listen_addr') !== '' ? { error: 'the preview listener is not available in this version' } : {}),
-    })
+    let preview: TcpListener | undefined
+    const off = { configured: false, bound: false, addr: '' }
     // One report object until a listener changes: Health re-encodes only then.
-    let report: ListenerReport = { unixBound: false, tcp: { configured: false, bound: false, addr: '' }, preview: previewStatus() }
+    let report: ListenerReport = { unixBound: false, tcp: off, preview: off }
     const reportListeners = (unixBound = report.unixBound) => {
-      report = { unixBound, tcp: tcp?.status() ?? report.tcp, preview: previewStatus() }
+      report = { unixBound, tcp: tcp?.status() ?? report.tcp, preview: preview?.status() ?? report.preview }
     }
-    const app = await buildApp({ core, log, token, listeners: () => report })
+    const origins = new PreviewOrigins(core.sessions)
+    const app = await buildApp({ core, log, token, listeners: () => report, previews: { origins, port: () => preview?.port() } })
     cleanups.push(() => app.fastify.close())
+    const previewApp = await buildPreviewApp(core, origins, log)
+    cleanups.push(() => previewApp.fastify.close())
     tcp = new TcpListener('tcp', app.handler, app.upgrade, log)
-    const network = tcp
-    cleanups.push(() => network.close())
+    preview = new TcpListener('preview', previewApp.handler, previewApp.upgrade, log)
+    const [network, previews] = [tcp, preview]
+    cleanups.push(() => network.close(), () => previews.close())
 
     await listenUnix(app.server, paths.socket)
     // A failed bind is logged and reported by Health; the daemon serves on its socket regardless.
     await network.bind(config.get('network.listen_addr')).catch(() => {})
+    await previews.bind(config.get('network.preview_listen_addr')).catch(() => {})
     reportListeners(true)
     const exposure = exposureWarning(config.all())
     if (exposure) log.warn(exposure)
@@ -115,7 +118,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     config.onChange(async (next, _previous, key) => {
       // Writing the key again retries a bind that failed.
       if (key === 'network.listen_addr') await network.bind(next['network.listen_addr']).finally(() => reportListeners())
-      if (key === 'network.preview_listen_addr') reportListeners()
+      if (key === 'network.preview_listen_addr') await previews.bind(next['network.preview_listen_addr']).finally(() => reportListeners())
       const warning = exposureWarning(next)
       if (warning) log.warn(warning)
     })

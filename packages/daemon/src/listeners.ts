@@ -55,7 +55,7 @@ function retire(server: Server): Promise<void> {
  */
 export class TcpListener {
   /** `boundAddr` is read once at bind: Health asks on every call, and server.address() is a syscall. */
-  private active: { server: Server; addr: string; boundAddr: string } | undefined
+  private active: { server: Server; addr: string; boundAddr: string; port: number } | undefined
   private configured = ''
   private error: string | undefined
 
@@ -73,6 +73,11 @@ export class TcpListener {
       addr: this.active?.boundAddr ?? '',
       ...(this.error === undefined ? {} : { error: this.error }),
     }
+  }
+
+  /** The port it listens on, while it does. */
+  port(): number | undefined {
+    return this.active?.port
   }
 
   async bind(addr: string): Promise<void> {
@@ -102,7 +107,7 @@ export class TcpListener {
     }
     const previous = this.active
     const address = next.address() as AddressInfo
-    this.active = { server: next, addr, boundAddr: formatListenAddress({ host: address.address, port: address.port }) }
+    this.active = { server: next, addr, port: address.port, boundAddr: formatListenAddress({ host: address.address, port: address.port }) }
     this.error = undefined
     this.log.info({ listener: this.name, addr: this.status().addr }, 'listening')
     if (previous) await retire(previous.server)

@@ -67,14 +67,31 @@ describe('TCP listener', () => {
     })
   })
 
-  it('reports a configured preview listener that this version does not serve', async () => {
+  it('binds the preview listener on preview_listen_addr and rebinds it in place', async () => {
     const daemon = await daemonWith({ preview_listen_addr: '127.0.0.1:0' })
-    expect((await daemon.client.call('Health')).listeners).toMatchObject({
-      preview_configured: true,
-      preview_bound: false,
-      preview_bound_addr: '',
-      preview_error: expect.stringContaining('not available'),
-    })
+    const first = (await daemon.client.call('Health')).listeners
+    expect(first).toMatchObject({ preview_configured: true, preview_bound: true })
+    const { server, port } = await occupiedPort()
+    try {
+      // A taken port: the old address keeps serving, and the reason is reported.
+      expect((await setConfig(daemon, 'network.preview_listen_addr', `127.0.0.1:${port}`)).status).toBe(500)
+      const kept = (await daemon.client.call('Health')).listeners
+      expect(kept).toMatchObject({ preview_bound: true, preview_bound_addr: first.preview_bound_addr })
+      expect(kept.preview_error).toContain('EADDRINUSE')
+    } finally {
+      server.close()
+    }
+    const probe = (addr: string) =>
+      send({ host: '127.0.0.1', port: Number(addr.slice(addr.lastIndexOf(':') + 1)) }, 'GET', '/', { headers: { host: 'svcprobe.localhost' } })
+    expect((await probe(first.preview_bound_addr)).status).toBe(200)
+    // The same address as the one serving would change nothing: another spelling moves it.
+    expect((await setConfig(daemon, 'network.preview_listen_addr', 'localhost:0')).status).toBe(200)
+    const moved = (await daemon.client.call('Health')).listeners
+    expect(moved.preview_bound_addr).not.toBe(first.preview_bound_addr)
+    expect((await probe(moved.preview_bound_addr)).status).toBe(200)
+    await expect(probe(first.preview_bound_addr)).rejects.toThrow(/ECONNREFUSED/)
+    expect((await setConfig(daemon, 'network.preview_listen_addr', '')).status).toBe(200)
+    expect((await daemon.client.call('Health')).listeners).toMatchObject({ preview_configured: false, preview_bound: false, preview_bound_addr: '' })
   })
 
   it('keeps serving the Unix socket when the configured port is taken at start', async () => {

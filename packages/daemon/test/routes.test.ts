@@ -20,7 +20,7 @@ afterAll(async () => {
   await cleanup(home)
 })
 
-/** Served beside the catalog: the CORS preflight, the WebSocket planes, stream-info and profiling (404 while off). */
+/** Served beside the catalog: the CORS preflight, the WebSocket planes, stream-info, profiling (404 while off), preview-auth and the web-tab proxy. */
 const BESIDE_THE_CATALOG = [
   'OPTIONS *',
   `GET ${EVENTS_PATH}`,
@@ -30,6 +30,8 @@ const BESIDE_THE_CATALOG = [
   // The web UI's files (the test build runs `vite build` first).
   'GET /*',
   'HEAD /*',
+  'GET /v1/preview-auth',
+  ...['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'].flatMap((verb) => [`${verb} /v1/webtab/:session/:tab`, `${verb} /v1/webtab/:session/:tab/*`]),
 ]
 
 it('serves exactly the route table, plus the surfaces beside the catalog', () => {

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -79,23 +80,41 @@ describe('CreateTab', () => {
 })
 
 describe('editor tabs', () => {
-  it('serve the worktree through the editor found on PATH', async () => {
+  it('serve the worktree behind a password that only the proxy presents, at an origin stable across restarts', async () => {
     const dir = await homes.make()
     const repo = await makeRepo(dir)
-    const withEditor = await startSessionDaemon({ home: join(dir, 'svc'), env: { PATH: `${FAKE_BIN}:${process.env.PATH}` } })
+    const options = {
+      home: join(dir, 'svc'),
+      env: { PATH: `${FAKE_BIN}:${process.env.PATH}` },
+      settings: { network: { listen_addr: '', preview_listen_addr: '127.0.0.1:0' } },
+    }
+    let withEditor = await startSessionDaemon(options)
     const { instance } = await withEditor.client.call('CreateSession', { repo_path: repo, title: 'edit' })
     const editor = await withEditor.client.call('CreateTab', { title: 'edit', kind: 'editor' })
     expect(editor).toEqual({ id: expect.any(String), name: 'editor' })
     const tab = (await session(withEditor, 'edit')).tabs.find((t) => t.id === editor.id)
     expect(tab).toMatchObject({ kind_name: 'editor', tmux_name: `${instance.tabs[0]?.tmux_name}__editor` })
-    // web_proxied is for web tabs only, though an editor tab has a url too.
+    // web_proxied is for web tabs only, though an editor tab is proxied too.
     expect(tab).not.toHaveProperty('web_proxied')
     const url = new URL(tab?.url as string)
-    const page = await waitFor(() =>
-      send({ host: url.hostname, port: Number(url.port) }, 'GET', '/').catch(() => undefined),
-    )
-    expect(page.text).toBe(`editor serving ${instance.path}\n`)
-  })
+    expect(url.hostname).toBe('127.0.0.1')
+    // Anyone else on the machine who finds the port meets the login wall.
+    const direct = await waitFor(() => send({ host: url.hostname, port: Number(url.port) }, 'GET', '/').catch(() => undefined))
+    expect(direct.status).toBe(302)
+    const mirror = `/v1/webtab/${instance.id}/${editor.id}/`
+    expect((await send(withEditor.socket, 'GET', mirror)).text).toBe(`editor serving ${instance.path}\n`)
+    const secret = join(withEditor.home, 'editor-origin-secret')
+    expect((await stat(secret)).mode & 0o777).toBe(0o600)
+    const originAt = async (daemon: TestDaemon) =>
+      new URL((await send(daemon.socket, 'GET', `/v1/preview-auth?session=${instance.id}&tab=${editor.id}`)).json.origin as string).hostname
+
+    // The editor runs on in tmux across a daemon restart: the new daemon still holds its password and its origin.
+    const before = await originAt(withEditor)
+    await withEditor.stop()
+    withEditor = await startSessionDaemon(options)
+    expect(await originAt(withEditor)).toBe(before)
+    expect((await send(withEditor.socket, 'GET', mirror)).text).toBe(`editor serving ${instance.path}\n`)
+  }, 60_000)
 })
 
 describe('CloseTab, RenameTab, ReorderTab', () => {

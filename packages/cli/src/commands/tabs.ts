@@ -3,7 +3,10 @@ import type { RequestOf } from '@svc/protocol'
 import { integer, oneOf } from '../args.js'
 import { printTable } from '../output.js'
 import { reply } from '../reply.js'
-import { lookupSession, sessionCall, withSessionRef, type SessionRefOptions } from '../session-ref.js'
+import { callDaemon } from '../call.js'
+import { resolvePaths } from '../daemon-process.js'
+import { lookupSession, sessionCall, sessionRef, withSessionRef, type SessionRefOptions } from '../session-ref.js'
+import { describeTabUrls, tabUrls } from './tab-urls.js'
 
 interface TabOptions extends SessionRefOptions {
   tabId?: string
@@ -53,6 +56,13 @@ function tabKind(options: CreateOptions): RequestOf<'CreateTab'> {
   return { shell: true }
 }
 
+/** The tab URL's path and query, which the proxy roots at the upstream's origin. */
+function tabPath(url: string | undefined): string {
+  if (url === undefined) return '/'
+  const parsed = new URL(url)
+  return `${parsed.pathname}${parsed.search}`
+}
+
 export function tabsCommand(program: Command): void {
   const tabs = program
     .command('tabs')
@@ -77,10 +87,10 @@ export function tabsCommand(program: Command): void {
       )
     })
 
-  sessionCall(
+  withSessionRef(
     tabs
       .command('create <title>')
-      .description('open a tab in the session: a shell (default), a process, a web page or an editor')
+      .description('open a tab in the session: a shell (default), a process, a web page or an editor; prints where to open a proxied one')
       .option('--shell', 'a shell in the worktree (the default)')
       .option('--command <command>', 'a process tab running this command line in the worktree')
       .option('--web <url>', 'a web tab framing this http(s) URL')
@@ -93,12 +103,23 @@ export function tabsCommand(program: Command): void {
 Examples:
   svc tabs create fix-parser                          # a shell in the worktree
   svc tabs create fix-parser --command "pnpm dev" --name dev
-  svc tabs create fix-parser --port 5173 --name app`,
+  svc tabs create fix-parser --port 5173 --name app   # prints the URL to open`,
       ),
-    'CreateTab',
-    (ref, _args, options: CreateOptions) => ({ ...ref, ...tabKind(options), ...(options.name ? { name: options.name } : {}) }),
-    (response, title) => `${title}: opened tab ${response.name}${response.id ? ` (id ${response.id})` : ''}`,
-  )
+  ).action(async (title: string, options: CreateOptions, command: Command) => {
+    const paths = resolvePaths()
+    const request = { ...sessionRef(title, options), ...tabKind(options), ...(options.name ? { name: options.name } : {}) }
+    const created = await callDaemon(paths, 'CreateTab', request)
+    const session = await lookupSession(title, options)
+    const tab = session.tabs.find((candidate) => candidate.id === created.id)
+    const proxied = tab !== undefined && (tab.web_proxied === true || tab.kind_name === 'editor')
+    const urls = proxied && created.id ? await tabUrls(paths, session.id, created.id, tabPath(tab.url)) : undefined
+    const { listeners } = urls ? await callDaemon(paths, 'Health') : { listeners: undefined }
+    reply(command, urls ? { ...created, urls } : created, () => {
+      const lines = [`${title}: opened tab ${created.name}${created.id ? ` (id ${created.id})` : ''}`]
+      if (urls) lines.push(...describeTabUrls(urls, listeners?.tcp_error))
+      process.stdout.write(`${lines.join('\n')}\n`)
+    })
+  })
 
   sessionCall(
     tabCommand(tabs, 'close', 'close a tab (not the agent tab)'),

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
+import type { ResponseOf, ServicePaths } from '@svc/protocol'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
 import { outputOf, printJson } from '../output.js'
@@ -11,21 +12,34 @@ function browserHost(boundAddr: string): string {
   return anyOrLoopback ? '127.0.0.1' : host
 }
 
+/** Why there is no TCP login URL, and the command that gives one. */
+export function tcpOffMessage(error: string | undefined): string {
+  return `the TCP listener is off${error ? ` (${error})` : ''}; turn it on with: svc config set network.listen_addr 127.0.0.1:8443`
+}
+
+/**
+ * The URL a browser on this machine opens to reach `path` on the TCP listener, logging in
+ * with the token on the way (the daemon trades it for a cookie); undefined while it is off.
+ */
+export async function loginUrl(paths: ServicePaths, listeners: ResponseOf<'Health'>['listeners'], path: string): Promise<string | undefined> {
+  const addr = listeners.tcp_bound_addr
+  if (addr === '') return undefined
+  const token = (await readFile(paths.token, 'utf8')).trim()
+  const port = addr.slice(addr.lastIndexOf(':') + 1)
+  const url = new URL(path, `http://${browserHost(addr)}:${port}`)
+  url.searchParams.set('token', token)
+  return url.href
+}
+
 export function webCommand(program: Command): void {
   program
     .command('web')
     .description('print the browser login URL of the TCP listener (it carries the token: keep it private)')
     .action(async (_options, command: Command) => {
       const paths = resolvePaths()
-      const { tcp_bound_addr: addr, tcp_error: error } = (await callDaemon(paths, 'Health')).listeners
-      if (addr === '') {
-        throw new Error(
-          `the TCP listener is off${error ? ` (${error})` : ''}; turn it on with: svc config set network.listen_addr 127.0.0.1:8443`,
-        )
-      }
-      const token = (await readFile(paths.token, 'utf8')).trim()
-      const port = addr.slice(addr.lastIndexOf(':') + 1)
-      const url = `http://${browserHost(addr)}:${port}/?token=${encodeURIComponent(token)}`
+      const { listeners } = await callDaemon(paths, 'Health')
+      const url = await loginUrl(paths, listeners, '/')
+      if (url === undefined) throw new Error(tcpOffMessage(listeners.tcp_error))
       if (outputOf(command.optsWithGlobals()).json) return printJson({ url })
       process.stdout.write(`${url}\n`)
     })

@@ -115,7 +115,7 @@ export const CONFIG_KEYS = {
   'network.preview_listen_addr': key(
     address,
     '',
-    `${RESERVED} the preview listener that would serve web tabs from their own origins; this version stores the address and reports it in health, but binds nothing and serves no previews`,
+    'Address of the preview listener, which serves each web tab from its own origin (http://svc<label>.localhost:<port>) for same-machine browsers; "" turns it off. Rebinds in place',
     { aliases: ['preview_listen_addr'] },
   ),
   daemon_poll_interval: key(

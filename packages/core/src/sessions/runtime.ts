@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
@@ -8,11 +10,25 @@ import type { Config } from '../config/config.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'
 import type { Tmux } from '../infra/tmux.js'
+import type { EditorSecret } from './editor-secret.js'
 import type { SessionRecord, TabRecord } from './record.js'
 
 /** Agent tab: `svc_<first 8 hex of repo_id>_<title>`. */
 export function agentTmuxName(repoId: string, title: string): string {
   return `svc_${repoId.slice(0, 8)}_${title}`
+}
+
+/**
+ * The cookies that carry an editor tab's password, which the daemon's proxy adds going
+ * up: openvscode-server reads its connection token from `vscode-tkn`; code-server, given
+ * a hashed password that is not argon2, compares `code-server-session` with it.
+ */
+export function editorCookies(password: string): string {
+  return `vscode-tkn=${password}; code-server-session=${sha256(password)}`
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
 }
 
 /** Other tabs: `<agent tmux name>__<tab name>`. */
@@ -55,6 +71,7 @@ export class Runtime {
     private readonly paths: ServicePaths,
     /** The daemon's own environment, which panes are filtered from. */
     private readonly source: NodeJS.ProcessEnv,
+    private readonly secret: EditorSecret,
   ) {}
 
   /** The environment of git and other local subprocesses the daemon runs for a session. */
@@ -86,12 +103,13 @@ export class Runtime {
   /** Starts a tab's process (web tabs have none); editor tabs get a fresh port. */
   async spawnTab(record: SessionRecord, tab: TabRecord): Promise<void> {
     if (tab.tmux_name === undefined) return
-    await this.replaceSession(tab.tmux_name, record, await this.tabCommand(record, tab))
+    const { command, env } = await this.tabCommand(record, tab)
+    await this.replaceSession(tab.tmux_name, record, command, env)
   }
 
   /** A new tmux session; a leftover of the same name (a dead pane, say) is killed and replaced. */
-  private async replaceSession(name: string, record: SessionRecord, command: string[]): Promise<void> {
-    const spec = { name, cwd: record.path, env: this.environment(record), command }
+  private async replaceSession(name: string, record: SessionRecord, command: string[], env: Record<string, string> = {}): Promise<void> {
+    const spec = { name, cwd: record.path, env: { ...this.environment(record), ...env }, command }
     try {
       await this.tmux.newSession(spec)
     } catch (error) {
@@ -107,7 +125,17 @@ export class Runtime {
   }
 
   async teardown(record: SessionRecord): Promise<void> {
-    await this.tmux.killSessions(record.tabs.flatMap((tab) => (tab.tmux_name ? [tab.tmux_name] : [])))
+    await this.stopTabs(record.tabs)
+  }
+
+  /** Ends the tabs' tmux sessions, and removes what an editor tab left on disk. */
+  async stopTabs(tabs: readonly TabRecord[]): Promise<void> {
+    await this.tmux.killSessions(tabs.flatMap((tab) => (tab.tmux_name ? [tab.tmux_name] : [])))
+    await Promise.all(tabs.filter((tab) => tab.kind === TabKind.editor).map((tab) => rm(this.editorTokenFile(tab.id), { force: true })))
+  }
+
+  private editorTokenFile(tabId: string): string {
+    return join(this.paths.home, 'editors', `${tabId}.token`)
   }
 
   /** The editor server on PATH, or a refusal that says what to install. */
@@ -121,16 +149,35 @@ export class Runtime {
     return found
   }
 
-  private async tabCommand(record: SessionRecord, tab: TabRecord): Promise<string[]> {
-    if (tab.kind === TabKind.process) return ['/bin/sh', '-c', tab.command ?? '']
-    if (tab.kind === TabKind.editor) {
-      const port = await freePort()
-      tab.url = `http://127.0.0.1:${port}/`
-      const editor = this.editor()
-      return editor === 'code-server'
-        ? [editor, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', record.path]
-        : [editor, '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--default-folder', record.path]
+  private async tabCommand(record: SessionRecord, tab: TabRecord): Promise<{ command: string[]; env?: Record<string, string> }> {
+    if (tab.kind === TabKind.process) return { command: ['/bin/sh', '-c', tab.command ?? ''] }
+    if (tab.kind === TabKind.editor) return this.editorCommand(record, tab)
+    return { command: [this.source.SHELL || '/bin/sh', '-l'] }
+  }
+
+  /**
+   * The editor listens on a loopback port and asks for a password only the daemon holds
+   * (derived from the 0600 secret, so it survives a daemon restart while the editor runs
+   * on in tmux): another local user reaching the port gets a login wall, and people reach
+   * the editor through the daemon's web-tab proxy, which adds the password.
+   */
+  private async editorCommand(record: SessionRecord, tab: TabRecord): Promise<{ command: string[]; env?: Record<string, string> }> {
+    const port = await freePort()
+    tab.url = `http://127.0.0.1:${port}/`
+    const password = this.secret.editorPassword(tab.id)
+    const editor = this.editor()
+    if (editor === 'code-server') {
+      return {
+        command: [editor, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'password', '--disable-telemetry', record.path],
+        env: { HASHED_PASSWORD: sha256(password) },
+      }
     }
-    return [this.source.SHELL || '/bin/sh', '-l']
+    // A file, not an argument: command lines are visible to every user of the machine.
+    const tokenFile = this.editorTokenFile(tab.id)
+    await mkdir(join(this.paths.home, 'editors'), { recursive: true, mode: 0o700 })
+    await writeFile(tokenFile, password, { mode: 0o600 })
+    return {
+      command: [editor, '--host', '127.0.0.1', '--port', String(port), '--connection-token-file', tokenFile, '--default-folder', record.path],
+    }
   }
 }

@@ -15,7 +15,8 @@ import { Observer } from './observer.js'
 import { CreationJournal } from './reconcile.js'
 import { liveOrRefuse, Prompts } from './prompts.js'
 import type { SnapshotFilters } from './query.js'
-import { stateOf, type SessionRecord, type SessionWire } from './record.js'
+import { EditorSecret } from './editor-secret.js'
+import { stateOf, type SessionRecord, type SessionWire, type TabRecord } from './record.js'
 import { Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
@@ -49,6 +50,8 @@ export class Sessions {
   readonly tmux: Tmux
   /** Poll-pause leases: a person is at the session's terminal. */
   readonly leases = new Leases()
+  /** Editor passwords and editor preview origins derive from it. */
+  readonly editorSecret: EditorSecret
   private readonly table: SessionTable
   private readonly store: SessionStore
   private readonly runtime: Runtime
@@ -62,7 +65,8 @@ export class Sessions {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
     this.store = new SessionStore(join(options.paths.home, 'sessions'), options.log)
     this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
-    this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env)
+    this.editorSecret = EditorSecret.open(options.paths.home)
+    this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env, this.editorSecret)
     const { table } = this
     this.observer = new Observer(
       {
@@ -220,7 +224,7 @@ export class Sessions {
   }
 
   closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
-    return this.changeTabs(request, (record) => closeTab(record, request, this.tmux))
+    return this.changeTabs(request, (record) => closeTab(record, request, this.runtime))
   }
 
   renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
@@ -229,6 +233,16 @@ export class Sessions {
 
   reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
     return this.changeTabs(request, (record) => moveTab(record, request))
+  }
+
+  /** A tab by its session id and stable tab id, as the web-tab proxy names it. */
+  tabById(sessionId: string, tabId: string): TabRecord | undefined {
+    return this.table.records.get(sessionId)?.tabs.find((tab) => tab.id === tabId)
+  }
+
+  /** Every tab with its session id: the preview listener finds a tab by its origin among them. */
+  *allTabs(): Generator<{ sessionId: string; tab: TabRecord }> {
+    for (const record of this.table.records.values()) for (const tab of record.tabs) yield { sessionId: record.id, tab }
   }
 
   // ---------------------------------------------------------------- terminals

@@ -3,7 +3,6 @@ import { basename } from 'node:path'
 import type { Static } from 'typebox'
 import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest, excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
-import type { Tmux } from '../infra/tmux.js'
 import type { SessionRecord, TabRecord } from './record.js'
 import { agentTab, tabTmuxName, type Runtime } from './runtime.js'
 
@@ -100,10 +99,10 @@ export async function openTab(
   return { id: tab.id, name: tab.name, tmux_name: kind === TabKind.editor ? undefined : tab.tmux_name }
 }
 
-export async function closeTab(record: SessionRecord, selector: TabSelector, tmux: Tmux): Promise<string> {
+export async function closeTab(record: SessionRecord, selector: TabSelector, runtime: Runtime): Promise<string> {
   const { tab, index } = findTab(record.tabs, selector, record.title)
   if (index === 0) throw new Refused('the agent tab cannot be closed; kill the session instead')
-  if (tab.tmux_name) await tmux.killSessions([tab.tmux_name])
+  await runtime.stopTabs([tab])
   record.tabs.splice(index, 1)
   return tab.name
 }

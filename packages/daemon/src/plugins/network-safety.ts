@@ -89,7 +89,7 @@ function originRefusal(request: FastifyRequest, reply: FastifyReply, config: Con
  * - the Origin rule on every listener (403),
  * - any other preflight answered 204 without CORS headers,
  * - the token (401, see auth.ts),
- * - JSON-only POST bodies (415).
+ * - JSON-only POST bodies (415), except through the web-tab proxy.
  * One hook, not one per rule: every request of every route pays for each hook.
  */
 export const networkSafety = fp(async (app: FastifyInstance, options: NetworkSafetyOptions) => {
@@ -122,7 +122,8 @@ export const networkSafety = fp(async (app: FastifyInstance, options: NetworkSaf
     const denied = checkToken(request, reply)
     if (denied === 'answered') return
     if (denied) return done(denied)
-    if (request.method !== 'POST') return done()
+    // A web tab's dev server takes forms and uploads; the rules above still hold for it.
+    if (request.method !== 'POST' || request.routeOptions.config.webtab) return done()
     const refused = contentTypeRefusal(request)
     done(refused === undefined ? undefined : refusal(request, 415, refused))
   })
