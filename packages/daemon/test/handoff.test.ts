@@ -7,6 +7,7 @@ import {
   git,
   makeRepo,
   recordEvents,
+  runCli,
   session,
   startSessionDaemon,
   tempHomes,
@@ -165,6 +166,35 @@ describe('HandoffSession', () => {
     // Nothing is pending any more: a usage-limit resume is all ResumeFromLimit would do now.
     const again = await daemon.post('/v1/ResumeFromLimit', { title: 'parser' })
     expect(again.json.error.message).toMatch(/is not at a usage limit/)
+  })
+
+  it('puts the old agent back when the new one dies as it starts', { timeout: 60_000 }, async () => {
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.aider', value: `node ${FAKE_AGENT} --fail-start` })
+    // Ready, with the last brief's lines all worked through.
+    const before = await waitForSession(
+      daemon,
+      'parser',
+      (s) => s.liveness_name === 'ready' && Date.now() - Date.parse(s.last_pane_churn_at ?? '') > 1_000,
+    )
+    await writeFile(kinds.codexDump, 'null')
+    const refused = await daemon.post('/v1/HandoffSession', { title: 'parser', to: 'aider' })
+    // Its last words, when tmux caught them before the pane died.
+    expect(refused.json.error.message).toMatch(/^aider exited as it started( \(fake-agent: failing at start\))?; the session goes on under codex \(account team\)$/)
+    expect((await dump(kinds.codexDump)).CODEX_HOME).toBe(join(daemon.home, 'accounts', 'codex', 'team'))
+    const after = await waitForSession(daemon, 'parser', (s) => s.liveness_name === 'ready')
+    expect([after.program, after.account, after.tabs[0]?.handoffs]).toEqual([before.program, before.account, before.tabs[0]?.handoffs])
+    expect(await readdir(join(daemon.home, 'handoffs'))).toEqual([])
+  })
+
+  it('is one command: svc sessions handoff <title> --to <agent>', { timeout: 60_000 }, async () => {
+    const result = await runCli(['sessions', 'handoff', 'parser', '--to', 'claude', '--brief', 'wrap it up'], { SERVICE_HOME: daemon.home })
+    expect(result.stderr).toBe('')
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, from: { program: 'codex', account: 'team' }, to: { program: 'claude', account: '' } })
+    const pane = await briefRead(daemon, (await session(daemon, 'parser')).tabs[0]?.tmux_name as string)
+    expect(pane).toContain('received: Goal: wrap it up')
+    const refused = await runCli(['sessions', 'handoff', 'parser', '--to', 'claude'], { SERVICE_HOME: daemon.home })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/already runs claude/)
   })
 })
 

@@ -14,6 +14,7 @@ import type { Observer } from './observer.js'
 import { liveOrRefuse, type Prompts } from './prompts.js'
 import { canHandoff, isLive, runtimeReplaced, stateOf, type HandoffEntry, type SessionRecord } from './record.js'
 import { agentTab, type Runtime } from './runtime.js'
+import { lastWords } from './watch.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
@@ -24,6 +25,8 @@ const STARTUP_WAIT_MS = 10_000
 /** The pane must hold still this long before the brief is pasted: agents draw a splash, then their composer. */
 const QUIET_MS = 600
 const LOOK_MS = 100
+/** How long a new agent must outlive its first drawing to count as started. */
+const SURVIVAL_MS = 300
 
 /**
  * Written durably before the old agent is stopped, removed once the record names the new
@@ -120,22 +123,27 @@ export class Handoffs {
     await this.runtime.spawnAgent({ ...record, ...intent.to })
     const started = await this.startup(name)
     if (started === 'dead') {
-      const lastWords = (await this.tmux.capture([name])).get(name)?.trim().split('\n').at(-1) ?? ''
+      const words = lastWords((await this.tmux.capture([name])).get(name) ?? '')
       await this.tmux.killSessions([name])
       await this.runtime.spawnAgent(record)
       await this.end(intent.id)
       throw new Refused(
-        `${intent.to.program} exited as it started${lastWords ? ` (${lastWords})` : ''}; the session goes on under ${describeIdentity(intent.from)}`,
+        `${intent.to.program} exited as it started${words ? ` (${words})` : ''}; the session goes on under ${describeIdentity(intent.from)}`,
       )
     }
   }
 
-  /** Waits for the new agent's first drawing, or its death. */
+  /**
+   * Waits for the new agent's first drawing, and for it to survive a moment after: an
+   * agent that cannot start prints its complaint, then exits.
+   */
   private async startup(name: string): Promise<'drawn' | 'dead' | 'silent'> {
     const deadline = Date.now() + STARTUP_WAIT_MS
+    let drawnAt: number | undefined
     while (Date.now() < deadline) {
       if ((await this.tmux.poll([])).get(name)?.dead !== false) return 'dead'
-      if ((await this.tmux.capture([name])).get(name)?.trim()) return 'drawn'
+      if (drawnAt !== undefined && Date.now() - drawnAt >= SURVIVAL_MS) return 'drawn'
+      if (drawnAt === undefined && (await this.tmux.capture([name])).get(name)?.trim()) drawnAt = Date.now()
       await sleep(LOOK_MS)
     }
     return 'silent'

@@ -293,20 +293,20 @@ export class Lifecycle {
     }
     return this.table.operate(request, async (record) => {
       const state = stateOf(record)
-      if (state === 'archived') {
-        await this.unarchive(record)
-        return
-      }
-      if (state !== 'lost' && state !== 'dead' && !request.force_reap) {
+      if (state !== 'archived' && state !== 'lost' && state !== 'dead' && !request.force_reap) {
         throw new Refused(`session "${record.title}" is ${state ?? 'busy'}; pass force_reap to replace its runtime`)
       }
-      if (record.recreate) {
-        // A root session is recreated under root_agent; an account belongs to the agent it replaces.
-        record.program = record.recreate.program
-        record.account = ''
-        delete record.recreate
-      }
-      await this.replaceRuntime(record)
+      recreateUnderNotice(record)
+      if (state === 'archived') await this.unarchive(record)
+      else await this.replaceRuntime(record)
     })
   }
+}
+
+/** A root session with a recreate notice comes back under root_agent; an account belongs to the agent it replaces. */
+function recreateUnderNotice(record: SessionRecord): void {
+  if (!record.recreate) return
+  record.program = record.recreate.program
+  record.account = ''
+  delete record.recreate
 }
