@@ -104,7 +104,7 @@ describe('HandoffSession', () => {
 
     const pane = await briefRead(daemon, tmuxName)
     expect(pane).toContain('received: Goal: make the parser accept trailing commas')
-    expect(pane).toMatch(/received: The previous agent \(claude\) stopped because it hit its usage limit\./)
+    expect(pane).toContain('received: The previous agent, claude, stopped because it hit its usage limit; you are codex.')
     expect(pane).toContain(`received: Branch: agent/parser in ${instance.path}, at ${head.slice(0, 12)}`)
     expect(pane).toMatch(/received: {3}[0-9a-f]{7,} parser: accept trailing commas in arrays/)
     expect(pane).toContain('received:   ?? notes.md')
@@ -162,7 +162,7 @@ describe('HandoffSession', () => {
     expect(delivered.last_prompt_delivery_status).toBe('delivered')
     const pane = await briefRead(daemon, delivered.tabs[0]?.tmux_name as string)
     expect(pane).toContain('received: Goal: finish the trailing-comma support')
-    expect(pane).toContain('received: The previous agent (codex) was stopped by the user, who handed the work over to you (codex (account team)).')
+    expect(pane).toContain('received: The user stopped the previous agent, codex, and handed the work over to you, codex (account team).')
     // Nothing is pending any more: a usage-limit resume is all ResumeFromLimit would do now.
     const again = await daemon.post('/v1/ResumeFromLimit', { title: 'parser' })
     expect(again.json.error.message).toMatch(/is not at a usage limit/)
@@ -216,7 +216,8 @@ describe('a handoff the daemon died in', () => {
   it('is reverted at the next start when the new agent had not yet taken over', { timeout: 90_000 }, async () => {
     // The new agent draws nothing for a long while: the handoff waits for it, uncommitted.
     const { home, kinds, settings, first, instance, stored, handoff, tmuxName } = await setUp('--silent-start 20')
-    await dump(kinds.codexDump)
+    // The new agent's pane is up, the intent written, the record untouched.
+    await waitFor(() => startCommand(first, tmuxName).includes(kinds.codexDump))
     expect(await readdir(join(home, 'handoffs'))).toEqual([`${instance.id}.json`])
     await first.stop('SIGKILL')
     expect(await handoff).toBeInstanceOf(Error)

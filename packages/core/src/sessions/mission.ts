@@ -49,8 +49,8 @@ export function missionBrief(mission: Mission): string {
   const { work } = mission
   const why =
     mission.reason === 'usage-limit'
-      ? `The previous agent (${mission.from}) stopped because it hit its usage limit.`
-      : `The previous agent (${mission.from}) was stopped by the user, who handed the work over to you (${mission.to}).`
+      ? `The previous agent, ${mission.from}, stopped because it hit its usage limit; you are ${mission.to}.`
+      : `The user stopped the previous agent, ${mission.from}, and handed the work over to you, ${mission.to}.`
   const base = work.base_sha.slice(0, 12)
   return [
     'You are continuing work in progress in this repository; another agent started it.',
