@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander'
 import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@svc/protocol'
+import { accountsCommand } from './commands/accounts.js'
 import { configCommand } from './commands/config.js'
 import { daemonCommand } from './commands/daemon.js'
 import { eventsCommand } from './commands/events.js'
@@ -36,6 +37,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   tabsCommand(svc)
   projectsCommand(svc)
   programsCommand(svc)
+  accountsCommand(svc)
   configCommand(svc)
   tasksCommand(svc)
   webCommand(svc)

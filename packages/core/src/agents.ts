@@ -15,6 +15,10 @@ export interface Agent {
   accountHome?: string
   /** The file whose presence in that home means logged in. */
   credentialFile?: string
+  /** Variables that carry an identity of their own: removed wherever an account is in use. */
+  accountScoped?: string[]
+  /** The arguments that start the agent's own login flow. */
+  loginArgs?: string
 }
 
 export type CloudGroup = 'aws' | 'google' | 'azure'
@@ -38,6 +42,8 @@ export const AGENTS: Record<string, Agent> = {
     providers: { CLAUDE_CODE_USE_BEDROCK: 'aws', CLAUDE_CODE_USE_VERTEX: 'google', CLAUDE_CODE_USE_FOUNDRY: 'azure' },
     accountHome: 'CLAUDE_CONFIG_DIR',
     credentialFile: '.credentials.json',
+    accountScoped: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    loginArgs: 'auth login',
   },
   codex: {
     name: 'codex',
@@ -47,6 +53,8 @@ export const AGENTS: Record<string, Agent> = {
     providers: {},
     accountHome: 'CODEX_HOME',
     credentialFile: 'auth.json',
+    accountScoped: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_ACCESS_TOKEN'],
+    loginArgs: 'login',
   },
   aider: {
     name: 'aider',
@@ -67,15 +75,24 @@ export const AGENTS: Record<string, Agent> = {
 
 export const AGENT_NAMES = Object.keys(AGENTS)
 
+/** An agent that keeps its credentials in a home of its own, so it can have accounts. */
+export type AccountAgent = Agent & Required<Pick<Agent, 'accountHome' | 'credentialFile' | 'accountScoped' | 'loginArgs'>>
+
+export function takesAccounts(agent: Agent | undefined): agent is AccountAgent {
+  return agent?.accountHome !== undefined
+}
+
+export const ACCOUNT_AGENTS = Object.values(AGENTS).filter(takesAccounts).map((agent) => agent.name)
+
+/** Own properties only: a program named `constructor` is a command, not a member of every object. */
+export function agentNamed(name: string): Agent | undefined {
+  return Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined
+}
+
 /**
  * The agent behind a `program`: a known name, or a command line whose executable's
  * basename is a known name; otherwise none.
  */
-/** Own properties only: a program named `constructor` is a command, not a member of every object. */
-function agentNamed(name: string): Agent | undefined {
-  return Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined
-}
-
 export function agentOf(program: string): Agent | undefined {
   const executable = program.trim().split(/\s+/)[0] ?? ''
   return agentNamed(program.trim()) ?? agentNamed(basename(executable))

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { ServicePaths } from '@svc/protocol'
+import { Accounts } from './accounts/accounts.js'
 import type { Config } from './config/config.js'
 import { EventBus } from './events/bus.js'
 import { Notifier } from './events/notifier.js'
@@ -22,6 +23,7 @@ export class Core {
   readonly sessions: Sessions
   readonly projects: Projects
   readonly tasks: Tasks
+  readonly accounts: Accounts
   /** Domain events, open once the state is restored. */
   readonly events: EventBus
   private currentPhase: Phase = 'warming'
@@ -37,6 +39,7 @@ export class Core {
     this.events = new EventBus(log)
     this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, events: this.events, env })
     this.projects = new Projects(paths, config, this.sessions, this.events)
+    this.accounts = new Accounts(paths, config, this.sessions.tmux, env)
     this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env, events: this.events })
     config.onChange((_next, _previous, key) => this.events.publish('config.changed', { key }))
     this.events.subscribe(new Notifier(config, log, env).listener)
@@ -57,6 +60,7 @@ export class Core {
   async restore(beforeReady: () => Promise<void> = async () => {}): Promise<void> {
     await this.projects.restore()
     await this.sessions.restore()
+    await this.sessions.startRootSessions((id) => this.projects.rootOf(id))
     this.sessions.startObserving()
     await this.tasks.restore()
     await beforeReady()

@@ -10,7 +10,7 @@ export const CONTRACT_STATUSES = new Set([200, 400, 401, 403, 404, 405, 413, 415
 /** Routes that only read: a 200 from any other route may change state. */
 export const READ_ONLY = new Set([
   'Health', 'ListBackends', 'ListPrograms', 'SuggestSessionName', 'Snapshot', 'ListProjects',
-  'ListDirectory', 'GetConfig', 'ListOnComplete', 'ListTasks',
+  'ListDirectory', 'GetConfig', 'ListOnComplete', 'ListTasks', 'ListAccounts',
 ])
 
 /** A small seeded generator (mulberry32): the same seed gives the same requests. */

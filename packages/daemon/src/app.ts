@@ -11,6 +11,7 @@ import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { networkSafety } from './plugins/network-safety.js'
 import { warmup } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
+import { accountRoutes } from './routes/accounts.js'
 import { configRoutes } from './routes/config.js'
 import { eventRoutes } from './routes/events.js'
 import { healthRoutes, type ListenerReport } from './routes/health.js'
@@ -85,6 +86,7 @@ export async function buildApp({ core, log, token, listeners, previews }: AppOpt
     sessions: sessionRoutes(core),
     tabs: tabRoutes(core.sessions),
     projects: projectRoutes(core.projects),
+    accounts: accountRoutes(core.accounts),
     config: configRoutes(core.config),
     tasks: taskRoutes(core.tasks),
     terminal: terminalRoutes(core.sessions),

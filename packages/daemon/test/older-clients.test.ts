@@ -27,7 +27,7 @@ describe('the session object', () => {
     expect((await waitForSession(daemon, 'based', () => true)).worktree).toMatchObject({ path: archived_path, base_sha: head })
   })
 
-  it('offers archive on live sessions and restore on archived, lost and dead ones; never handoff or root', async () => {
+  it('offers archive on live sessions and restore on archived, lost and dead ones; handoff only on a ready one', async () => {
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'alive' })
     const { instance: doomed } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'doomed' })
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'quitter' })
@@ -39,9 +39,8 @@ describe('the session object', () => {
     const live = await waitForSession(daemon, 'alive', (s) => s.liveness_name === 'ready')
     const archived = await waitForSession(daemon, 'based', (s) => s.liveness_name === 'archived')
     expect([live, archived, lost, dead].map((s) => s.lifecycle_action)).toEqual(['archive', 'restore', 'restore', 'restore'])
-    for (const instance of [live, archived, lost, dead]) {
-      expect(instance).toMatchObject({ can_kill: true, can_handoff: false, is_root: false })
-    }
+    expect([live, archived, lost, dead].map((s) => s.can_handoff)).toEqual([true, false, false, false])
+    for (const instance of [live, archived, lost, dead]) expect(instance).toMatchObject({ can_kill: true, is_root: false })
   })
 
   it('lists every tab kind with whether CreateTab creates it by name', async () => {

@@ -58,12 +58,13 @@ describe('RegisterProject and ListProjects', () => {
 describe('DeleteProject', () => {
   it('archives live sessions, tears down in-place ones, drops the root-agents opt-in and leaves the repository alone', async () => {
     const repo = await makeRepo(dir, 'doomed')
-    await daemon.client.call('SetConfigValue', { key: 'root_agents', value: JSON.stringify([repo, '/srv/elsewhere']) })
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'worker' })
+    const repoId = (await session(daemon, 'worker')).repo_id
+    // Opted in both by path and by repo id: both go.
+    await daemon.client.call('SetConfigValue', { key: 'root_agents', value: JSON.stringify([repo, repoId, '/srv/elsewhere']) })
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'shelved' })
     await daemon.client.call('ArchiveSession', { title: 'shelved' })
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'rooted', in_place: true })
-    const repoId = (await session(daemon, 'worker')).repo_id
 
     expect(await daemon.client.call('DeleteProject', { repo_path: repo })).toEqual({ ok: true })
     const left = (await daemon.client.call('Snapshot', { repo_id: repoId })).instances

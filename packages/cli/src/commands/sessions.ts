@@ -137,10 +137,35 @@ function lifecycleCommands(sessions: Command): void {
     (_response, title) => `restored ${title}`,
   )
   sessionCall(
-    sessions.command('resume <title>').description('resume a session parked at a usage limit (ResumeFromLimit)'),
+    sessions.command('resume <title>').description('resume a session parked at a usage limit, or deliver again a handoff brief that may not have arrived (ResumeFromLimit)'),
     'ResumeFromLimit',
     (ref) => ref,
     (_response, title) => `resumed ${title}`,
+  )
+  sessionCall(
+    sessions
+      .command('handoff <title>')
+      .description('continue a session in place under another agent and/or account: same worktree, branch and tmux session; the new agent gets a mission brief')
+      .option('--to <agent>', 'the agent that takes over (claude, codex, …); default: the current one, with --account')
+      .option('--account <name>', "the account to run under (one of that agent's, see svc accounts list)")
+      .option('--brief <text>', "the goal, for the brief (default: the session's first prompt)")
+      .addHelpText(
+        'after',
+        `
+Example: the agent hit its usage limit; codex carries on where it stopped
+  svc sessions handoff fix-parser --to codex`,
+      ),
+    'HandoffSession',
+    (ref, _args, options: { to?: string; account?: string; brief?: string }) => ({
+      ...ref,
+      ...(options.to ? { to: options.to } : {}),
+      ...(options.account !== undefined ? { account: options.account } : {}),
+      ...(options.brief ? { brief: options.brief } : {}),
+    }),
+    (response, title) => {
+      const who = ({ program, account }: { program: string; account: string }) => (account ? `${program} (${account})` : program)
+      return `${title}: handed from ${who(response.from)} to ${who(response.to)} at ${response.head_sha.slice(0, 12)}`
+    },
   )
   sessionCall(
     sessions.command('kill <title>').description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record'),

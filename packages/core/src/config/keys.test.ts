@@ -5,6 +5,6 @@ import { CONFIG_KEYS, CONFIG_KEY_NAMES, RESERVED } from './keys.js'
 // stores must say so, and no purpose may promise a surface that does not exist.
 it('says plainly which keys are stored but not acted on', () => {
   const reserved = CONFIG_KEY_NAMES.filter((name) => CONFIG_KEYS[name].purpose.startsWith(RESERVED))
-  expect(reserved.sort()).toEqual(['root_agent', 'root_agents'])
+  expect(reserved).toEqual([])
   for (const name of CONFIG_KEY_NAMES) expect(CONFIG_KEYS[name].purpose, name).not.toMatch(/post-worktree|remote_hooks|account/i)
 })

@@ -44,8 +44,11 @@ function hostName(value: string) {
   }
 }
 
-function absolutePath(value: string) {
-  if (!value.startsWith('/')) throw new Error(`${quote(value)} is not an absolute path`)
+/** A project by its root path or its repo id (12 hex characters). */
+function projectRef(value: string) {
+  if (!value.startsWith('/') && !/^[0-9a-f]{12}$/.test(value)) {
+    throw new Error(`${quote(value)} is neither an absolute project path nor a repo id (12 hex characters)`)
+  }
 }
 
 function pattern(value: string) {
@@ -143,15 +146,15 @@ export const CONFIG_KEYS = {
     'Wait before automatically restoring a lost session; doubles per attempt (6 attempts) up to 5 minutes',
   ),
   root_agents: key(
-    list(absolutePath),
+    list(projectRef),
     [] as string[],
-    `${RESERVED} project roots opted in to a root agent session; this version stores the list (removing a project drops it) but starts no root sessions`,
+    'Projects (root paths or repo ids) that get an in-place session titled "root" at daemon start, a title no other session may take; removing the project drops it from this list',
     { applies: 'next-start' },
   ),
   root_agent: key(
     string(),
     '',
-    `${RESERVED} agent for root sessions ("" = default_program); this version starts no root sessions`,
+    'Agent of root sessions ("" = default_program); at start, a root session running another agent gets a recreate notice (idle_reason recreate-pending) until RestoreSession with force_reap recreates it under this agent',
     { applies: 'next-start' },
   ),
   notify_command: key(

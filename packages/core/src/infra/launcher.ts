@@ -17,7 +17,8 @@ function hold(shell: ChildProcessWithoutNullStreams, held: boolean): void {
   }
 }
 
-const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
+/** One argument for /bin/sh, single-quoted. */
+export const shellQuote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
 
 /**
  * A long-lived /bin/sh that starts programs for the daemon. Forking the daemon (a large
@@ -61,7 +62,7 @@ export class Launcher {
 
   private launch(argv: string[]): Promise<Launched> {
     const shell = (this.shell ??= this.start())
-    const mark = quote(this.mark)
+    const mark = shellQuote(this.mark)
     return new Promise((resolve, reject) => {
       let stdout = ''
       let stderr = ''
@@ -104,7 +105,7 @@ export class Launcher {
       shell.stderr.on('data', onErr)
       shell.once('exit', onExit)
       // stdin is the shell's script: the program must not read it.
-      shell.stdin.write(`${argv.map(quote).join(' ')} </dev/null; printf '%s%d\\n' ${mark} $?; printf '%s\\n' ${mark} >&2\n`)
+      shell.stdin.write(`${argv.map(shellQuote).join(' ')} </dev/null; printf '%s%d\\n' ${mark} $?; printf '%s\\n' ${mark} >&2\n`)
     })
   }
 }

@@ -68,6 +68,11 @@ export class Projects {
     return this.wire(repo)
   }
 
+  /** The root of a registered project, by repo id. */
+  rootOf(id: string): string | undefined {
+    return this.projects.get(id)?.root
+  }
+
   list(): ProjectWire[] {
     return [...this.projects.values()].sort((a, b) => a.root.localeCompare(b.root)).map((project) => this.wire(project))
   }
@@ -103,7 +108,7 @@ export class Projects {
       else if (stateOf(session) !== 'archived') await this.sessions.archive({ id: session.id })
     }
     const root = project?.root ?? sessions[0]?.repo_path
-    if (root) await this.config.update('root_agents', (optedIn) => optedIn.filter((entry) => entry !== root))
+    await this.config.update('root_agents', (optedIn) => optedIn.filter((entry) => entry !== root && entry !== id))
     await this.writes.run(async () => {
       if (this.projects.delete(id)) await this.save()
     })

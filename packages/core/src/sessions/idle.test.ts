@@ -28,6 +28,12 @@ describe('idle_reason, first rule that applies', () => {
     expect(idleReason(record('archived'), false)).toBeUndefined()
     expect(idleReason(record('ready'), false)).toBeUndefined()
   })
+  it('names a waiting recreate notice on a ready session, ahead of delivery evidence', () => {
+    const notice = { recreate: { program: 'codex', notice: 'root_agent is codex' }, last_prompt_attempt_at: attempt, last_prompt_delivery_status: 'not-delivered' as const }
+    expect(idleReason(record('ready', notice), false)).toBe('recreate-pending')
+    expect(idleReason(record('running', notice), false)).toBeUndefined()
+    expect(idleReason(record('limit-reached', notice), false)).toBe('usage-limit')
+  })
   it('follows the last delivery and whether the pane changed after it', () => {
     const ready = (status: SessionRecord['last_prompt_delivery_status'], churn?: string) =>
       idleReason(record('ready', { last_prompt_attempt_at: attempt, last_prompt_delivery_status: status, ...(churn ? { last_pane_churn_at: churn } : {}) }), false)

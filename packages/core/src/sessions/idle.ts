@@ -11,7 +11,7 @@ export function idleReason(record: SessionRecord, operationInFlight: boolean): I
   if (state === 'limit-reached') return 'usage-limit'
   if (state === 'lost' || state === 'dead') return record.lost_restore_failure ? 'restore-gave-up' : 'process-exited'
   if (state !== 'ready') return undefined
-  // `recreate-pending` belongs here; it has no source until root sessions exist.
+  if (record.recreate) return 'recreate-pending'
   const attempt = record.last_prompt_attempt_at
   const status = record.last_prompt_delivery_status
   if (attempt === undefined || status === undefined) return undefined

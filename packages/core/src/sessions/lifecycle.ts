@@ -4,7 +4,6 @@ import type { Logger } from 'pino'
 import type { Static } from 'typebox'
 import { TabKind, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
-import { agentOf } from '../agents.js'
 import type { Config } from '../config/config.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { resolveRepository, type Repository } from '../infra/git.js'
@@ -16,7 +15,9 @@ import { agentTab, agentTmuxName, type Runtime } from './runtime.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 import { tabId } from './tabs.js'
 import { allocateTitle } from './titles.js'
+import { ROOT_TITLE } from './roots.js'
 import type { CreationIntent, CreationJournal } from './reconcile.js'
+import type { Handoffs } from './handoff.js'
 import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome, type WorktreePlan } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
@@ -32,6 +33,8 @@ export interface LifecycleOptions {
   repository(repo: Repository): Promise<void>
   /** CreateSession's intents, so a creation the daemon died in is undone at the next start. */
   creations: CreationJournal
+  /** Handoffs the daemon died in: completed or reverted before sessions are re-attached. */
+  handoffs: Pick<Handoffs, 'reconcile'>
 }
 
 /**
@@ -55,6 +58,7 @@ export class Lifecycle {
     const { table } = this
     for (const record of records) table.records.set(record.id, record)
     await this.options.creations.reconcile(table.records, this.runtime.subprocessEnv())
+    await this.options.handoffs.reconcile(table.records)
     for (const record of records) {
       const state = stateOf(record)
       if (state === 'deleting') {
@@ -93,17 +97,21 @@ export class Lifecycle {
     }
   }
 
-  async create(request: Req<'CreateSessionRequest'>): Promise<SessionRecord> {
+  /** `root` creates a project's root session, the one session that may be titled so. */
+  async create(request: Req<'CreateSessionRequest'>, { root = false } = {}): Promise<SessionRecord> {
     if (!request.repo_path) throw new InvalidRequest('repo_path is required')
+    if (request.title === ROOT_TITLE && !root) {
+      throw new InvalidRequest(`the title "${ROOT_TITLE}" is reserved for root agent sessions (config root_agents)`)
+    }
     const { table, runtime, options } = this
     const backend = backendOf(request)
     const program = (request.program ?? '').trim() || options.config.get('default_program')
     const account = request.account ?? ''
-    if (account) runtime.accountHome(agentOf(program), account)
+    if (account) runtime.accountHome(program, account)
     const repo = await resolveRepository(request.repo_path)
     await options.repository(repo)
     const record = await table.repos.run(repo.id, async () => {
-      const taken = new Set(table.ofRepository(repo.id).map((existing) => existing.title))
+      const taken = new Set([...table.ofRepository(repo.id).map((existing) => existing.title), ...(root ? [] : [ROOT_TITLE])])
       const title = allocateTitle(request, taken)
       const env = runtime.subprocessEnv()
       const now = table.now.toISOString()
@@ -127,6 +135,7 @@ export class Lifecycle {
         account,
         backend,
         in_place: request.in_place === true,
+        ...(root ? { root } : {}),
         ...(place.baseSha === undefined ? {} : { base_sha: place.baseSha }),
         created_at: now,
         updated_at: now,
@@ -284,14 +293,20 @@ export class Lifecycle {
     }
     return this.table.operate(request, async (record) => {
       const state = stateOf(record)
-      if (state === 'archived') {
-        await this.unarchive(record)
-        return
-      }
-      if (state !== 'lost' && state !== 'dead' && !request.force_reap) {
+      if (state !== 'archived' && state !== 'lost' && state !== 'dead' && !request.force_reap) {
         throw new Refused(`session "${record.title}" is ${state ?? 'busy'}; pass force_reap to replace its runtime`)
       }
-      await this.replaceRuntime(record)
+      recreateUnderNotice(record)
+      if (state === 'archived') await this.unarchive(record)
+      else await this.replaceRuntime(record)
     })
   }
+}
+
+/** A root session with a recreate notice comes back under root_agent; an account belongs to the agent it replaces. */
+function recreateUnderNotice(record: SessionRecord): void {
+  if (!record.recreate) return
+  record.program = record.recreate.program
+  record.account = ''
+  delete record.recreate
 }

@@ -41,13 +41,17 @@ export class Prompts {
     private readonly create: (request: Req<'CreateSessionRequest'>) => Promise<SessionRecord>,
   ) {}
 
-  /** Types `prompt` into the agent and records the evidence; the caller holds the session. */
-  async deliverInto(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
+  /**
+   * Types `prompt` into the agent and records the evidence; the caller holds the session.
+   * The first prompt that states a `goal` (not a resume or a mission brief) is kept for handoffs.
+   */
+  async deliverInto(record: SessionRecord, prompt: string, { goal = true } = {}): Promise<DeliveryStatus> {
     const name = agentTab(record).tmux_name as string
     const { status, screen } = await deliverPrompt(this.tmux, name, prompt)
     await this.observer.rebase(record, screen)
     record.last_prompt_attempt_at = this.table.now.toISOString()
     record.last_prompt_delivery_status = status
+    if (goal) record.first_prompt ??= prompt
     this.table.touch(record)
     await this.table.save(record)
     return status
@@ -112,12 +116,15 @@ export class Prompts {
   }
 
   resumeFromLimit(ref: SessionRef): Promise<void> {
-    return this.table.operate(ref, async (record) => {
-      if (stateOf(record) !== 'limit-reached') throw new Refused(`session "${record.title}" is not at a usage limit`)
-      this.observer.resumed(record.id)
-      await this.deliverInto(record, RESUME_PROMPT)
-      this.table.transition(record, 'running')
-      await this.table.save(record)
-    })
+    return this.table.operate(ref, (record) => this.resume(record))
+  }
+
+  /** Tells an agent parked at its usage limit to continue; the caller holds the session. */
+  async resume(record: SessionRecord): Promise<void> {
+    if (stateOf(record) !== 'limit-reached') throw new Refused(`session "${record.title}" is not at a usage limit`)
+    this.observer.resumed(record.id)
+    await this.deliverInto(record, RESUME_PROMPT, { goal: false })
+    this.table.transition(record, 'running')
+    await this.table.save(record)
   }
 }

@@ -11,10 +11,12 @@ import {
   type DeliveryStatus,
   type IdleReason,
   type LifecycleAction,
+  type HandoffEntry as HandoffEntryWire,
   type Session,
 } from '@svc/protocol'
 
 export type SessionWire = Static<typeof Session>
+export type HandoffEntry = Static<typeof HandoffEntryWire>
 
 export interface TabRecord {
   id: string
@@ -24,6 +26,8 @@ export interface TabRecord {
   tmux_name?: string
   command?: string
   url?: string
+  /** Agent tab only: the session's handoffs, oldest first. */
+  handoffs?: HandoffEntry[]
 }
 
 /** A session as stored and held in memory; the string twins are never stored. */
@@ -55,6 +59,14 @@ export interface SessionRecord {
   archived_path?: string
   /** Prompts waiting for a terminal client to detach (DeliverPrompt defer_while_attached). */
   pending_prompts?: string[]
+  /** The first prompt a person or task gave: a handoff's goal when it names none. */
+  first_prompt?: string
+  /** A handoff's mission brief not known to have arrived; `attempted_at` once it was pasted. */
+  mission?: { text: string; attempted_at?: string }
+  /** The project's root agent session (root_agents). */
+  root?: boolean
+  /** A root session whose agent is not root_agent: the agent it is recreated under, and the notice. */
+  recreate?: { program: string; notice: string }
 }
 
 /** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
@@ -123,6 +135,12 @@ export function isLive(record: SessionRecord): boolean {
   return state === 'running' || state === 'ready' || state === 'limit-reached'
 }
 
+/** HandoffSession takes a live session that is not busy: ready, or parked at its usage limit. */
+export function canHandoff(record: SessionRecord): boolean {
+  const state = stateOf(record)
+  return state === 'ready' || state === 'limit-reached'
+}
+
 /** Every named kind, `allowed` when CreateTab creates it by name (rule 7: not agent, not process). */
 const TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: (CREATABLE_TAB_KINDS as readonly string[]).includes(kind) }))
 
@@ -145,6 +163,7 @@ function encodeTab(tab: TabRecord, webProxied: (url: string) => boolean): Sessio
     tmux_name: tab.tmux_name,
     url: tab.url,
     command: tab.command,
+    handoffs: tab.handoffs,
     // A web-tab field only: editor tabs carry a url too.
     web_proxied: tab.kind === TabKind.web && tab.url !== undefined ? webProxied(tab.url) : undefined,
   }
@@ -183,6 +202,8 @@ export function encodeSession(
     last_prompt_delivery_status: record.last_prompt_delivery_status,
     archived_path: record.archived_path,
     pending_prompts: record.pending_prompts?.length || undefined,
+    mission_pending: record.mission ? true : undefined,
+    recreate_notice: record.recreate?.notice,
     boot_id: bootId,
     worktree: {
       repo_path: record.repo_path,
@@ -193,8 +214,7 @@ export function encodeSession(
     lifecycle_action: lifecycleActionOf(record),
     // A kill already under way (deleting) is the only one that cannot be asked for again.
     can_kill: stateOf(record) !== 'deleting',
-    // Honest: HandoffSession and root agent sessions are not in this version.
-    can_handoff: false,
-    is_root: false,
+    can_handoff: canHandoff(record),
+    is_root: record.root === true,
   }
 }

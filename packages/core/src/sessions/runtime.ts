@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
-import { existsSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
-import { TabKind, type ServicePaths, quote } from '@svc/protocol'
-import { AGENTS, agentOf, commandLineOf, type Agent } from '../agents.js'
+import { TabKind, type ServicePaths } from '@svc/protocol'
+import { agentOf, commandLineOf, takesAccounts } from '../agents.js'
+import { accountEnvironment, resolveAccount } from '../accounts/homes.js'
 import type { Config } from '../config/config.js'
-import { InvalidRequest, Refused } from '../errors.js'
+import { Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'
 import type { Tmux } from '../infra/tmux.js'
 import type { EditorSecret } from './editor-secret.js'
@@ -79,19 +79,16 @@ export class Runtime {
     return paneEnvironment(this.source, undefined, this.config.get('session_env_passthrough'))
   }
 
-  accountHome(agent: Agent | undefined, account: string): string {
-    if (!agent?.accountHome) {
-      throw new InvalidRequest(`accounts need an agent that supports them (${Object.values(AGENTS).filter((a) => a.accountHome).map((a) => a.name).join(', ')})`)
-    }
-    const home = join(this.paths.accounts, agent.name, account)
-    if (!existsSync(home)) throw new InvalidRequest(`unknown account ${quote(account)} for ${agent.name}: no ${home}`)
-    return home
+  /** The credential home of `account` for the agent `program` runs; refused when they do not belong together. */
+  accountHome(program: string, account: string): string {
+    return resolveAccount(this.paths.accounts, agentOf(program), program, account)
   }
 
-  environment(record: SessionRecord): Record<string, string> {
+  /** A pane's environment: filtered, and scoped to the session's account when it has one. */
+  environment(record: Pick<SessionRecord, 'id' | 'title' | 'program' | 'account'>): Record<string, string> {
     const agent = agentOf(record.program)
-    const env = paneEnvironment(this.source, agent, this.config.get('session_env_passthrough'))
-    if (record.account && agent?.accountHome) env[agent.accountHome] = this.accountHome(agent, record.account)
+    let env = paneEnvironment(this.source, agent, this.config.get('session_env_passthrough'))
+    if (record.account && takesAccounts(agent)) env = accountEnvironment(env, agent, this.accountHome(record.program, record.account))
     return { ...env, SVC_SESSION_ID: record.id, SVC_SESSION_TITLE: record.title }
   }
 

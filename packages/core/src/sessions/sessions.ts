@@ -10,8 +10,10 @@ import type { Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
 import type { TaskGuard } from '../tasks-port.js'
 import { InvalidRequest } from '../errors.js'
+import { Handoffs } from './handoff.js'
 import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
+import { RootSessions } from './roots.js'
 import { CreationJournal } from './reconcile.js'
 import { liveOrRefuse, Prompts } from './prompts.js'
 import type { SnapshotFilters } from './query.js'
@@ -58,6 +60,8 @@ export class Sessions {
   private readonly observer: Observer
   private readonly prompts: Prompts
   private readonly lifecycle: Lifecycle
+  private readonly handoffs: Handoffs
+  private readonly roots: RootSessions
   private readonly repositoryListeners: Array<(repo: Repository) => Promise<void>> = []
   private guard: TaskGuard | undefined
 
@@ -88,14 +92,20 @@ export class Sessions {
       options,
     )
     this.prompts = new Prompts(table, this.tmux, this.observer, this.leases, (request) => this.lifecycle.create(request))
+    this.handoffs = new Handoffs(table, this.runtime, this.observer, this.prompts, this.tmux, {
+      dir: join(options.paths.home, 'handoffs'),
+      log: options.log,
+    })
     this.lifecycle = new Lifecycle(table, this.runtime, this.observer, this.prompts, {
       ...options,
+      handoffs: this.handoffs,
       targetedBy: (record) => this.targetedBy(record),
       repository: async (repo) => {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
       creations: new CreationJournal(join(options.paths.home, 'creating'), this.tmux, options.log),
     })
+    this.roots = new RootSessions(table, this.lifecycle, options.config, options.log)
   }
 
   setGuard(guard: TaskGuard): void {
@@ -122,9 +132,15 @@ export class Sessions {
     await this.lifecycle.restore(records, new Set(await this.tmux.sessionNames()))
   }
 
+  /** Starts or checks the root session of every project in root_agents; `rootOf` finds a project by repo id. */
+  startRootSessions(rootOf: (id: string) => string | undefined): Promise<void> {
+    return this.roots.start(rootOf)
+  }
+
   startObserving(): void {
     this.table.feed.seed()
     this.observer.start()
+    this.handoffs.deliverInterrupted()
   }
 
   async close(): Promise<void> {
@@ -196,8 +212,13 @@ export class Sessions {
     return this.prompts.deliverTo(request)
   }
 
+  /** Resumes a session at its usage limit, or retries a handoff brief that may not have arrived. */
   resumeFromLimit(ref: SessionRef): Promise<void> {
-    return this.prompts.resumeFromLimit(ref)
+    return this.handoffs.resume(ref)
+  }
+
+  handoff(request: Req<'HandoffSessionRequest'>): Promise<Req<'HandoffSessionResponse'>> {
+    return this.handoffs.handoff(request)
   }
 
   // ---------------------------------------------------------------- tabs

@@ -81,7 +81,7 @@ export class PaneWatch {
 }
 
 /** The agent's last lines, without the notice tmux prints under a dead pane. */
-function lastWords(text: string): string {
+export function lastWords(text: string): string {
   const lines = text
     .split('\n')
     .map((line) => line.trim())

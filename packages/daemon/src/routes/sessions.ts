@@ -23,6 +23,7 @@ export function sessionRoutes({ sessions, config, env }: Core): GroupHandlers<'s
       await sessions.resumeFromLimit(body)
       return { ok: true }
     },
+    HandoffSession: (body) => sessions.handoff(body),
     DeliverPrompt: (body) => sessions.deliverPromptTo(body),
   }
 }

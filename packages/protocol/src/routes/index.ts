@@ -1,4 +1,5 @@
 import type { Static } from 'typebox'
+import { accountRoutes } from './accounts.js'
 import { configRoutes } from './config.js'
 import { healthRoutes } from './health.js'
 import { projectRoutes } from './projects.js'
@@ -14,7 +15,7 @@ export * from './define.js'
  * prints them, and a route enters this table in the change that makes it work. Each
  * group lists its routes in its own file.
  */
-export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...configRoutes, ...taskRoutes, ...terminalRoutes] as const
+export const routes = [...healthRoutes, ...sessionRoutes, ...tabRoutes, ...projectRoutes, ...accountRoutes, ...configRoutes, ...taskRoutes, ...terminalRoutes] as const
 
 export type Route = (typeof routes)[number]
 export type RouteName = Route['name']

@@ -12,6 +12,7 @@ export const sessionRoutes = [
   rpc('RestoreArchived', 'sessions', 'Move an archived worktree back next to the repository and respawn the agent', s.RestoreArchivedRequest, s.RestoreArchivedResponse),
   rpc('RestoreSession', 'sessions', 'Restore an archived, lost or dead session (force_reap replaces a live runtime)', s.RestoreSessionRequest, s.RestoreSessionResponse),
   rpc('SendPrompt', 'sessions', 'Paste a prompt into the agent and report whether it arrived', s.SendPromptRequest, s.SendPromptResponse),
-  rpc('ResumeFromLimit', 'sessions', 'Resume a session parked at a usage limit', s.ResumeFromLimitRequest, s.ResumeFromLimitResponse),
+  rpc('ResumeFromLimit', 'sessions', 'Resume a session parked at a usage limit, or retry a handoff whose mission brief may not have arrived', s.ResumeFromLimitRequest, s.ResumeFromLimitResponse),
+  rpc('HandoffSession', 'sessions', 'Continue a session in place under another agent and/or account; the new agent gets a mission brief', s.HandoffSessionRequest, s.HandoffSessionResponse),
   rpc('DeliverPrompt', 'sessions', 'Deliver a prompt to the titled session, creating it when it does not exist', s.DeliverPromptRequest, s.DeliverPromptResponse),
 ] as const

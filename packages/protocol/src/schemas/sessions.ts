@@ -12,6 +12,20 @@ import {
   TabKindWord,
 } from './vocab.js'
 
+/** Who ran the session before and after one HandoffSession. */
+export const AgentIdentity = Closed({ program: Type.String(), account: Type.String() })
+
+/** One handoff, kept on the agent tab: the session's ledger of agents. */
+export const HandoffEntry = Closed({
+  from: AgentIdentity,
+  to: AgentIdentity,
+  at: Timestamp,
+  /** The worktree's HEAD when the work changed hands. */
+  head_sha: Type.String(),
+  /** `usage-limit` when the previous agent was parked at its limit, else `handed-over`. */
+  reason: Type.String(),
+})
+
 export const Tab = Closed({
   kind: Type.Integer(),
   kind_name: TabKindNameWord,
@@ -21,6 +35,8 @@ export const Tab = Closed({
   tmux_name: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
   command: Type.Optional(Type.String()),
+  /** Agent tab only: every handoff of the session, oldest first. */
+  handoffs: Type.Optional(Type.Array(HandoffEntry)),
 })
 
 /** Kept for older clients: where the session's work lives, in one object. */
@@ -61,15 +77,19 @@ export const Session = Closed({
   archived_path: Type.Optional(Type.String()),
   /** Prompts waiting for a terminal client to detach. */
   pending_prompts: Type.Optional(Type.Integer()),
+  /** A handoff's mission brief that may not have arrived; ResumeFromLimit delivers it again. */
+  mission_pending: Type.Optional(Type.Boolean()),
+  /** Set at daemon start on a root session whose agent differs from root_agent; RestoreSession force_reap recreates it. */
+  recreate_notice: Type.Optional(Type.String()),
   boot_id: Type.String(),
   // Kept for older clients (additive).
   worktree: SessionWorktree,
   /** `archive` for a live session, `restore` for an archived, lost or dead one; omitted while an operation holds it. */
   lifecycle_action: Type.Optional(LifecycleActionWord),
   can_kill: Type.Boolean(),
-  /** Always false: HandoffSession is not served in this version. */
+  /** Whether HandoffSession would take the session now: live, and ready or at its usage limit. */
   can_handoff: Type.Boolean(),
-  /** Always false: root agent sessions are not started in this version. */
+  /** The project's root agent session (root_agents). */
   is_root: Type.Boolean(),
 })
 
@@ -148,7 +168,12 @@ export const HandoffSessionRequest = Request({
   account: Type.String(),
   brief: Type.String(),
 })
-export const HandoffSessionResponse = Ok
+export const HandoffSessionResponse = Closed({
+  ok: Type.Literal(true),
+  from: AgentIdentity,
+  to: AgentIdentity,
+  head_sha: Type.String(),
+})
 
 export const DeliverPromptRequest = Request({
   title: Type.String(),
