@@ -1,0 +1,20 @@
+import { Box, Text, useInput } from 'ink'
+
+export interface ConfirmProps {
+  question: string
+  /** What saying yes does, in full. */
+  detail: string
+  onAnswer: (yes: boolean) => void
+}
+
+/** A yes-or-no question: only `y` says yes. */
+export function Confirm({ question, detail, onAnswer }: ConfirmProps) {
+  useInput((input) => onAnswer(input === 'y' || input === 'Y'))
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="red" paddingX={1}>
+      <Text bold>{question}</Text>
+      <Text wrap="wrap">{detail}</Text>
+      <Text color="gray">y to confirm, any other key to cancel</Text>
+    </Box>
+  )
+}

@@ -1,0 +1,61 @@
+import type { IdleReason, LivenessName } from '@svc/protocol'
+import type { Session } from './types.js'
+
+/** One terminal cell each, so columns line up whatever the state. */
+const GLYPHS: Record<LivenessName, string> = {
+  running: '▶',
+  ready: '●',
+  'limit-reached': '◆',
+  lost: '?',
+  dead: '✗',
+  archived: '▪',
+}
+
+/** The state glyph and word: `liveness_name`, else (an operation in flight) the status word. */
+export function stateOf(session: Pick<Session, 'liveness_name' | 'status_name'>): { glyph: string; word: string } {
+  if (session.liveness_name === '') return { glyph: '…', word: session.status_name || 'busy' }
+  return { glyph: GLYPHS[session.liveness_name], word: session.liveness_name }
+}
+
+const IDLE_WORDS: Record<IdleReason, string> = {
+  'usage-limit': 'usage limit',
+  'process-exited': 'the agent exited',
+  'restore-gave-up': 'restore gave up',
+  'recreate-pending': 'waiting: restore to apply the new program',
+  'prompt-not-delivered': 'waiting: prompt not delivered',
+  'delivery-unconfirmed': 'waiting: prompt delivery unconfirmed',
+  'no-pane-change-since-delivery': 'waiting: no reply to the prompt yet',
+  'settled-after-pane-change': 'done, waiting for you',
+}
+
+/** `idle_reason` in plain words; "" when the session has none. */
+export function idleWords(session: Pick<Session, 'idle_reason' | 'lost_restore_failure'>): string {
+  if (session.idle_reason === undefined) return ''
+  const failure = session.lost_restore_failure
+  if (session.idle_reason === 'restore-gave-up' && failure) return `restore gave up after ${failure.attempts} attempts: ${failure.error}`
+  return IDLE_WORDS[session.idle_reason]
+}
+
+const UNITS: Array<[number, string]> = [
+  [86_400_000, 'd'],
+  [3_600_000, 'h'],
+  [60_000, 'm'],
+  [1_000, 's'],
+]
+
+/** A span of time in its largest whole unit: "12s", "5m", "3h", "2d". */
+export function duration(ms: number): string {
+  const span = Math.max(0, ms)
+  const [size, unit] = UNITS.find(([size]) => span >= size) ?? [1_000, 's']
+  return `${Math.floor(span / size)}${unit}`
+}
+
+/** How long ago `at` was; "-" for never. */
+export function age(at: string | undefined, now: number): string {
+  return at === undefined ? '-' : duration(now - Date.parse(at))
+}
+
+/** A project's name for people: its checkout directory's name. */
+export function projectName(repoPath: string): string {
+  return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath
+}
