@@ -1,6 +1,6 @@
-import { useState } from 'react'
 import { Box, Text, useInput } from 'ink'
 import TextInput from 'ink-text-input'
+import { useRefState } from './useRefState.js'
 
 export type Field = { name: string; label: string } & ({ kind: 'text'; placeholder?: string } | { kind: 'choice'; choices: readonly string[] })
 
@@ -21,21 +21,22 @@ export interface FormProps {
  * to the next field and submits from the last, esc cancels.
  */
 export function Form({ title, fields, initial, hint, onSubmit, onCancel }: FormProps) {
-  const [values, setValues] = useState<Values>(initial)
-  const [focus, setFocus] = useState(0)
+  const [values, setValues] = useRefState<Values>(initial)
+  const [focus, setFocus] = useRefState(0)
   const set = (name: string, value: string) => setValues((before) => ({ ...before, [name]: value }))
-  const advance = () => (focus === fields.length - 1 ? onSubmit(values) : setFocus(focus + 1))
-  const field = fields[focus]
+  const advance = () => (focus() === fields.length - 1 ? onSubmit(values()) : setFocus(focus() + 1))
 
   useInput((input, key) => {
     if (key.escape) return onCancel()
-    if (key.upArrow || (key.tab && key.shift)) return setFocus(Math.max(0, focus - 1))
-    if (key.downArrow || key.tab) return setFocus(Math.min(fields.length - 1, focus + 1))
-    if (field?.kind !== 'choice') return
+    if (key.upArrow || (key.tab && key.shift)) return setFocus(Math.max(0, focus() - 1))
+    if (key.downArrow || key.tab) return setFocus(Math.min(fields.length - 1, focus() + 1))
+    // Enter is taken here for text fields too: one handler, so one key moves one field.
     if (key.return) return advance()
+    const field = fields[focus()]
+    if (field?.kind !== 'choice') return
     const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0
     if (step === 0 || field.choices.length === 0) return
-    const at = field.choices.indexOf(values[field.name] ?? '')
+    const at = field.choices.indexOf(values()[field.name] ?? '')
     set(field.name, field.choices[(at + step + field.choices.length) % field.choices.length] as string)
   })
 
@@ -44,17 +45,16 @@ export function Form({ title, fields, initial, hint, onSubmit, onCancel }: FormP
       <Text bold>{title}</Text>
       {fields.map((each, index) => (
         <Box key={each.name}>
-          <Text color={index === focus ? 'cyan' : 'gray'}>{`${index === focus ? '›' : ' '} ${each.label.padEnd(9)} `}</Text>
+          <Text color={index === focus() ? 'cyan' : 'gray'}>{`${index === focus() ? '›' : ' '} ${each.label.padEnd(9)} `}</Text>
           {each.kind === 'text' ? (
             <TextInput
-              value={values[each.name] ?? ''}
+              value={values()[each.name] ?? ''}
               placeholder={each.placeholder ?? ''}
-              focus={index === focus}
+              focus={index === focus()}
               onChange={(value) => set(each.name, value)}
-              onSubmit={advance}
             />
           ) : (
-            <Text wrap="truncate-end">{index === focus ? `‹ ${values[each.name] ?? ''} ›` : (values[each.name] ?? '')}</Text>
+            <Text wrap="truncate-end">{index === focus() ? `‹ ${values()[each.name] ?? ''} ›` : (values()[each.name] ?? '')}</Text>
           )}
         </Box>
       ))}

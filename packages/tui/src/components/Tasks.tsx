@@ -1,8 +1,8 @@
-import { useState } from 'react'
 import { Box, Text, useInput } from 'ink'
 import type { Task } from '../state/types.js'
 import { duration, projectName } from '../state/words.js'
 import { Form, type Values } from './Form.js'
+import { useRefState } from './useRefState.js'
 
 export interface TasksProps {
   tasks: readonly Task[]
@@ -33,22 +33,24 @@ export function health(task: Task): string {
 
 /** `T`: every task with its next run and health; `e` enables or disables, `x` runs it now, `n` adds one. */
 export function Tasks({ tasks, projects, height, width, now, onToggle, onTrigger, onAdd, onClose }: TasksProps) {
-  const [at, setAt] = useState(0)
-  const [adding, setAdding] = useState(false)
+  const [at, setAt] = useRefState(0)
+  const [adding, setAdding] = useRefState(false)
   const sorted = [...tasks].sort((a, b) => a.ordinal - b.ordinal)
-  const task = sorted[Math.min(at, sorted.length - 1)]
+  const selected = () => sorted[Math.min(at(), sorted.length - 1)]
   useInput(
     (input, key) => {
+      if (adding()) return
       if (key.escape || input === 'q' || input === 'T') return onClose()
-      if (key.upArrow || input === 'k') return setAt(Math.max(0, at - 1))
-      if (key.downArrow || input === 'j') return setAt(Math.min(sorted.length - 1, at + 1))
+      if (key.upArrow || input === 'k') return setAt(Math.max(0, at() - 1))
+      if (key.downArrow || input === 'j') return setAt(Math.min(sorted.length - 1, at() + 1))
       if (input === 'n') return setAdding(true)
+      const task = selected()
       if (task && input === 'e') onToggle(task)
       if (task && input === 'x') onTrigger(task)
     },
-    { isActive: !adding },
   )
-  if (adding) {
+  const task = selected()
+  if (adding()) {
     return (
       <Form
         title="New task"
@@ -72,7 +74,7 @@ export function Tasks({ tasks, projects, height, width, now, onToggle, onTrigger
     <Box flexDirection="column" height={height} overflow="hidden">
       <Text bold>{`Tasks (${sorted.length})`}</Text>
       {sorted.length === 0 ? <Text color="gray">No tasks. Press n to add one.</Text> : null}
-      {sorted.slice(Math.max(0, at - (height - 3)), Math.max(0, at - (height - 3)) + height - 2).map((each) => (
+      {sorted.slice(Math.max(0, at() - (height - 3)), Math.max(0, at() - (height - 3)) + height - 2).map((each) => (
         <Text key={each.id} inverse={each.id === task?.id} wrap="truncate-end">
           {`${(each.enabled ? '● ' : '○ ') + each.name.padEnd(nameWidth).slice(0, nameWidth)} ${projectName(each.project_path).padEnd(12).slice(0, 12)} ${(each.cron_expr || `watch: ${each.watch_cmd}`).padEnd(14).slice(0, 14)} ${nextRun(each, now).padEnd(14).slice(0, 14)} ${health(each)}`}
         </Text>
