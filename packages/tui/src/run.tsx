@@ -1,3 +1,4 @@
+import { ReadStream } from 'node:tty'
 import { render } from 'ink'
 import type { Client } from '@svc/protocol'
 import { attachTmux } from './attach.js'
@@ -16,14 +17,23 @@ const ALTERNATE_SCREEN = '\x1b[?1049h\x1b[H\x1b[2J'
 const MAIN_SCREEN = '\x1b[?1049l'
 const BELL = '\x07'
 
-/** One showing of the screen, until it quits or lends the terminal to tmux. */
+/**
+ * One showing of the screen, until it quits or lends the terminal to tmux. It reads the
+ * terminal through a stream of its own, destroyed when it closes: a paused stream still
+ * reads ahead, and would take keys meant for tmux.
+ */
 function show(options: UiOptions, live: Live, memory: Memory): Promise<Outcome> {
   return new Promise((resolve) => {
     let outcome: Outcome = { quit: true }
+    const stdin = new ReadStream(0)
     const app = render(<App client={options.client} live={live} cwd={options.cwd} memory={memory} onExit={(chosen) => ((outcome = chosen), app.unmount())} />, {
+      stdin,
       exitOnCtrlC: true,
     })
-    void app.waitUntilExit().then(() => resolve(outcome))
+    void app.waitUntilExit().then(() => {
+      stdin.destroy()
+      resolve(outcome)
+    })
   })
 }
 

@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react'
-import { useInput } from 'ink'
 import { UnreachableError, type Client, type RequestOf } from '@svc/protocol'
 import type { Live } from '../live.js'
 import { handoff, refusal } from '../refusal.js'
@@ -17,6 +16,8 @@ import { Tabs, type TabChoice } from './Tabs.js'
 import { Tasks } from './Tasks.js'
 import { usePreview } from './usePreview.js'
 import { useTerminalSize } from './useTerminalSize.js'
+import { useKeys } from './useKeys.js'
+import { useRefState } from './useRefState.js'
 
 /** Why the screen closed: the person quit, or it lends the terminal to tmux and comes back. */
 export type Outcome = { quit: true } | { attach: { session: Session; tab: string; tmuxName: string } }
@@ -51,28 +52,37 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
   const { fleet, connection } = useSyncExternalStore(live.subscribe, live.current)
   const { width, height } = useTerminalSize()
   const [now, setNow] = useState(Date.now)
-  const [selectedId, setSelectedId] = useState(memory.selected)
+  const [selectedId, setSelectedId] = useRefState(memory.selected)
   const [filter, setFilter] = useState(memory.filter)
   const [attentionFirst, setAttentionFirst] = useState(memory.attentionFirst)
   const [notice, setNotice] = useState(memory.notice)
-  const [dialog, setDialog] = useState<Dialog>(undefined)
+  const [dialog, setDialog] = useRefState<Dialog>(undefined)
 
-  Object.assign(memory, { selected: selectedId, filter, attentionFirst, notice })
+  Object.assign(memory, { selected: selectedId(), filter, attentionFirst, notice })
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1_000)
     return () => clearInterval(timer)
   }, [])
 
   const rows = useMemo(() => sessionRows(fleet, { filter, attentionFirst }), [fleet, filter, attentionFirst])
-  const selectedKey = rows.some((row) => row.key === selectedId) ? selectedId : moveSelection(rows, undefined, 0)
-  const selected = selectedKey === undefined ? undefined : fleet.sessions.get(selectedKey)
+  /** The selection, or the first session when it is filtered out or gone. */
+  const selectedKey = () => (rows.some((row) => row.key === selectedId()) ? selectedId() : moveSelection(rows, undefined, 0))
+  const selectedOf = () => {
+    const key = selectedKey()
+    return key === undefined ? undefined : fleet.sessions.get(key)
+  }
+  const selected = selectedOf()
   const preview = usePreview(client, selected)
 
   const select = (id: string | undefined) => {
     setSelectedId(id)
     if (id !== undefined) live.markSeen(id)
   }
-  const close = () => setDialog(undefined)
+  /**
+   * After this read's keys: a dialog's handler may run before this screen's within one
+   * read, and the keys that closed the dialog must not reach the list as well.
+   */
+  const close = () => setImmediate(() => setDialog(undefined))
 
   /** Runs one call, saying what it is doing and then how it went, the daemon's refusal included. */
   const act = (doing: string, work: () => Promise<Notice | string>) => {
@@ -104,13 +114,15 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
     })
   }
 
-  useInput(
+  useKeys(
     (input, key) => {
-      if (dialog === 'help') return close()
-      if (key.upArrow || input === 'k') return select(moveSelection(rows, selectedKey, -1))
-      if (key.downArrow || input === 'j') return select(moveSelection(rows, selectedKey, 1))
-      if (key.pageUp) return select(moveSelection(rows, selectedKey, -PAGE))
-      if (key.pageDown) return select(moveSelection(rows, selectedKey, PAGE))
+      const shown = dialog()
+      if (shown !== undefined && shown !== 'help') return
+      if (shown === 'help') return close()
+      if (key.upArrow || input === 'k') return select(moveSelection(rows, selectedKey(), -1))
+      if (key.downArrow || input === 'j') return select(moveSelection(rows, selectedKey(), 1))
+      if (key.pageUp) return select(moveSelection(rows, selectedKey(), -PAGE))
+      if (key.pageDown) return select(moveSelection(rows, selectedKey(), PAGE))
       if (key.escape) return setFilter('')
       const global: Record<string, () => void> = {
         q: () => onExit({ quit: true }),
@@ -121,8 +133,8 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
         s: () => setAttentionFirst(!attentionFirst),
       }
       if (global[input]) return global[input]()
-      if (selected === undefined) return
-      const session = selected
+      const session = selectedOf()
+      if (session === undefined) return
       const agent = session.tabs[0]
       const onSession: Record<string, () => void> = {
         p: () => setDialog('prompt'),
@@ -140,7 +152,6 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
       if (key.return && agent?.tmux_name) return attach(session, agent.name, agent.tmux_name)
       onSession[input]?.()
     },
-    { isActive: dialog === undefined || dialog === 'help' },
   )
 
   const dialogs = {
@@ -205,13 +216,14 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
     ),
     tabs: (session: Session) => <Tabs session={session} onCancel={close} onChoose={(choice) => chooseTab(session, choice)} />,
   }
-  const shownDialog = dialog && selected ? dialogs[dialog](selected) : dialog === 'new' ? dialogs.new() : undefined
+  const open = dialog()
+  const shownDialog = open && selected ? dialogs[open](selected) : open === 'new' ? dialogs.new() : undefined
 
   const body = bodyHeight(height - 1)
   const view =
-    dialog === 'help' ? (
+    open === 'help' ? (
       <Help height={body} />
-    ) : dialog === 'tasks' ? (
+    ) : open === 'tasks' ? (
       <Tasks
         tasks={[...fleet.tasks.values()]}
         projects={projectChoices(fleet.projects, cwd)}
@@ -241,7 +253,7 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
     ) : undefined
 
   const filterLine =
-    dialog === 'filter' ? (
+    open === 'filter' ? (
       <Filter
         value={filter}
         onChange={setFilter}

@@ -1,4 +1,6 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, Text } from 'ink'
+import { useKeys } from './useKeys.js'
+import { useRefState } from './useRefState.js'
 
 export interface ConfirmProps {
   question: string
@@ -9,7 +11,13 @@ export interface ConfirmProps {
 
 /** A yes-or-no question: only `y` says yes. */
 export function Confirm({ question, detail, onAnswer }: ConfirmProps) {
-  useInput((input) => onAnswer(input === 'y' || input === 'Y'))
+  const [answered, setAnswered] = useRefState(false)
+  useKeys((input) => {
+    // Once: the keys after the answer in the same read are not answers too.
+    if (answered()) return
+    setAnswered(true)
+    onAnswer(input === 'y' || input === 'Y')
+  })
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="red" paddingX={1}>
       <Text bold>{question}</Text>

@@ -1,5 +1,8 @@
-import { Box, Text, useInput } from 'ink'
-import TextInput from 'ink-text-input'
+import { Box, Text } from 'ink'
+import { editText } from './edit-text.js'
+import { TextField } from './Form.js'
+import { useRefState } from './useRefState.js'
+import { useKeys } from './useKeys.js'
 
 export interface FilterProps {
   value: string
@@ -10,14 +13,19 @@ export interface FilterProps {
 
 /** `/`: the filter, applied as it is typed. */
 export function Filter({ value, onChange, onDone }: FilterProps) {
-  useInput((_input, key) => {
-    if (key.escape) onDone(false)
+  const [text, setText] = useRefState(value)
+  useKeys((input, key) => {
+    if (key.escape || key.return) return onDone(key.return)
+    const edited = editText(text(), input, key)
+    if (edited === undefined) return
+    setText(edited)
+    onChange(edited)
   })
   return (
     <Box flexDirection="column">
       <Box>
         <Text color="cyan">/ </Text>
-        <TextInput value={value} onChange={onChange} onSubmit={() => onDone(true)} />
+        <TextField value={text()} placeholder="" focused />
       </Box>
       <Text color="gray">words of a title, project, branch, program or state; enter keeps, esc clears</Text>
     </Box>

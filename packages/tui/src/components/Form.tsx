@@ -1,6 +1,7 @@
-import { Box, Text, useInput } from 'ink'
-import TextInput from 'ink-text-input'
+import { Box, Text } from 'ink'
+import { editText } from './edit-text.js'
 import { useRefState } from './useRefState.js'
+import { useKeys } from './useKeys.js'
 
 export type Field = { name: string; label: string } & ({ kind: 'text'; placeholder?: string } | { kind: 'choice'; choices: readonly string[] })
 
@@ -16,6 +17,18 @@ export interface FormProps {
   onCancel: () => void
 }
 
+/** A text field's line: the value with a cursor when focused, else its placeholder in grey when empty. */
+export function TextField({ value, placeholder, focused }: { value: string; placeholder: string; focused: boolean }) {
+  if (value === '' && !focused) return <Text color="gray">{placeholder}</Text>
+  return (
+    <Text wrap="truncate-start">
+      {value}
+      {focused ? <Text inverse> </Text> : ''}
+      {value === '' ? <Text color="gray">{placeholder}</Text> : ''}
+    </Text>
+  )
+}
+
 /**
  * A dialog of text and choice fields: ↑/↓ or tab move, ←/→ change a choice, enter goes
  * to the next field and submits from the last, esc cancels.
@@ -26,13 +39,18 @@ export function Form({ title, fields, initial, hint, onSubmit, onCancel }: FormP
   const set = (name: string, value: string) => setValues((before) => ({ ...before, [name]: value }))
   const advance = () => (focus() === fields.length - 1 ? onSubmit(values()) : setFocus(focus() + 1))
 
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.escape) return onCancel()
     if (key.upArrow || (key.tab && key.shift)) return setFocus(Math.max(0, focus() - 1))
     if (key.downArrow || key.tab) return setFocus(Math.min(fields.length - 1, focus() + 1))
     // Enter is taken here for text fields too: one handler, so one key moves one field.
     if (key.return) return advance()
     const field = fields[focus()]
+    if (field?.kind === 'text') {
+      const edited = editText(values()[field.name] ?? '', input, key)
+      if (edited !== undefined) set(field.name, edited)
+      return
+    }
     if (field?.kind !== 'choice') return
     const step = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0
     if (step === 0 || field.choices.length === 0) return
@@ -47,12 +65,7 @@ export function Form({ title, fields, initial, hint, onSubmit, onCancel }: FormP
         <Box key={each.name}>
           <Text color={index === focus() ? 'cyan' : 'gray'}>{`${index === focus() ? '›' : ' '} ${each.label.padEnd(9)} `}</Text>
           {each.kind === 'text' ? (
-            <TextInput
-              value={values()[each.name] ?? ''}
-              placeholder={each.placeholder ?? ''}
-              focus={index === focus()}
-              onChange={(value) => set(each.name, value)}
-            />
+            <TextField value={values()[each.name] ?? ''} placeholder={each.placeholder ?? ''} focused={index === focus()} />
           ) : (
             <Text wrap="truncate-end">{index === focus() ? `‹ ${values()[each.name] ?? ''} ›` : (values()[each.name] ?? '')}</Text>
           )}

@@ -1,7 +1,8 @@
-import { useState } from 'react'
-import { Box, Text, useInput } from 'ink'
+import { Box, Text } from 'ink'
 import type { Session } from '../state/types.js'
 import { Form } from './Form.js'
+import { useKeys } from './useKeys.js'
+import { useRefState } from './useRefState.js'
 
 export type TabChoice = { attach: { name: string; tmuxName: string } } | { open: { shell: true } | { command: string } }
 
@@ -13,22 +14,20 @@ export interface TabsProps {
 
 /** `t`: the session's tabs; enter attaches to one, `s` opens a shell, `c` a process (then attaches to it). */
 export function Tabs({ session, onChoose, onCancel }: TabsProps) {
-  const [at, setAt] = useState(0)
-  const [asking, setAsking] = useState(false)
+  const [at, setAt] = useRefState(0)
+  const [asking, setAsking] = useRefState(false)
   const tabs = session.tabs
-  useInput(
-    (input, key) => {
-      if (key.escape || input === 'q') return onCancel()
-      if (key.upArrow || input === 'k') return setAt(Math.max(0, at - 1))
-      if (key.downArrow || input === 'j') return setAt(Math.min(tabs.length - 1, at + 1))
-      if (input === 's') return onChoose({ open: { shell: true } })
-      if (input === 'c') return setAsking(true)
-      const tab = tabs[at]
-      if (key.return && tab?.tmux_name) onChoose({ attach: { name: tab.name, tmuxName: tab.tmux_name } })
-    },
-    { isActive: !asking },
-  )
-  if (asking) {
+  useKeys((input, key) => {
+    if (asking()) return
+    if (key.escape || input === 'q') return onCancel()
+    if (key.upArrow || input === 'k') return setAt(Math.max(0, at() - 1))
+    if (key.downArrow || input === 'j') return setAt(Math.min(tabs.length - 1, at() + 1))
+    if (input === 's') return onChoose({ open: { shell: true } })
+    if (input === 'c') return setAsking(true)
+    const tab = tabs[at()]
+    if (key.return && tab?.tmux_name) onChoose({ attach: { name: tab.name, tmuxName: tab.tmux_name } })
+  })
+  if (asking()) {
     return (
       <Form
         title={`New process tab in ${session.title}`}
@@ -43,7 +42,7 @@ export function Tabs({ session, onChoose, onCancel }: TabsProps) {
     <Box flexDirection="column" borderStyle="round" paddingX={1}>
       <Text bold>{`Tabs of ${session.title}`}</Text>
       {tabs.map((tab, index) => (
-        <Text key={tab.id ?? tab.name} inverse={index === at} wrap="truncate-end">
+        <Text key={tab.id ?? tab.name} inverse={index === at()} wrap="truncate-end">
           {`${index} ${tab.kind_name.padEnd(8)}${tab.name}${tab.command ? `  ${tab.command}` : ''}${tab.url ? `  ${tab.url}` : ''}`}
         </Text>
       ))}

@@ -1,8 +1,9 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, Text } from 'ink'
 import type { Task } from '../state/types.js'
 import { duration, projectName } from '../state/words.js'
 import { Form, type Values } from './Form.js'
 import { useRefState } from './useRefState.js'
+import { useKeys } from './useKeys.js'
 
 export interface TasksProps {
   tasks: readonly Task[]
@@ -37,7 +38,7 @@ export function Tasks({ tasks, projects, height, width, now, onToggle, onTrigger
   const [adding, setAdding] = useRefState(false)
   const sorted = [...tasks].sort((a, b) => a.ordinal - b.ordinal)
   const selected = () => sorted[Math.min(at(), sorted.length - 1)]
-  useInput(
+  useKeys(
     (input, key) => {
       if (adding()) return
       if (key.escape || input === 'q' || input === 'T') return onClose()
