@@ -7,8 +7,9 @@ import { run as tasks } from './tasks.mjs'
 import { run as reliability } from './reliability.mjs'
 import { run as events } from './events.mjs'
 import { run as stream } from './stream.mjs'
+import { run as tui } from './tui.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream }
+const suites = { transport, sessions, tasks, reliability, events, stream, tui }
 const only = process.argv.slice(2)
 
 process.stdout.write(

@@ -7,6 +7,8 @@ export async function openUi(): Promise<void> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError('svc ui needs a terminal, and stdin or stdout is not one')
   const paths = resolvePaths()
   const client = await connect(paths)
+  // React's development build checks and times every render: several times slower at 500 sessions.
+  process.env.NODE_ENV ??= 'production'
   const { runUi } = await import('@svc/tui')
   await runUi({ client, tmuxSocket: paths.tmuxSocket, cwd: process.cwd() })
 }

@@ -23,17 +23,19 @@ function haystack(session: Session): string {
 }
 
 export function matches(session: Session, filter: string): boolean {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean)
+  if (words.length === 0) return true
   const text = haystack(session)
-  return filter
-    .toLowerCase()
-    .split(/\s+/)
-    .every((word) => text.includes(word))
+  return words.every((word) => text.includes(word))
 }
+
+/** One collator for every comparison: `localeCompare` builds one per call, which shows at 500 sessions. */
+const byText = new Intl.Collator().compare
 
 /** Live sessions before archived ones, then by title. */
 function bySessionOrder(a: Session, b: Session): number {
   const archived = Number(a.liveness_name === 'archived') - Number(b.liveness_name === 'archived')
-  return archived || a.title.localeCompare(b.title)
+  return archived || byText(a.title, b.title)
 }
 
 function group(key: string, name: string, sessions: Session[], fleet: Fleet): Row[] {
@@ -54,9 +56,11 @@ export function sessionRows(fleet: Fleet, options: RowOptions): Row[] {
   const byProject = new Map<string, Session[]>()
   for (const session of shown) {
     if (firstIds.has(session.id)) continue
-    byProject.set(session.repo_path, [...(byProject.get(session.repo_path) ?? []), session])
+    const project = byProject.get(session.repo_path)
+    if (project) project.push(session)
+    else byProject.set(session.repo_path, [session])
   }
-  const projects = [...byProject].sort(([a], [b]) => projectName(a).localeCompare(projectName(b)) || a.localeCompare(b))
+  const projects = [...byProject].sort(([a], [b]) => byText(projectName(a), projectName(b)) || byText(a, b))
   return [group(ATTENTION_GROUP, ATTENTION_GROUP, first, fleet), ...projects.map(([path, sessions]) => group(path, projectName(path), sessions, fleet))].flat()
 }
 
