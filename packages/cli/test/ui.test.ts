@@ -60,7 +60,7 @@ describe('svc (the terminal UI)', () => {
     const lines = first.split('\n')
     expect(lines.slice(0, 24).every((line) => line.length <= 80)).toBe(true)
     const group = lines.findIndex((line) => line.startsWith('repo (2)'))
-    expect(lines[group + 1]).toMatch(/^ {2}● ready +alpha +done, waiting for .* claude +agent\/alpha +\d+s$/)
+    expect(lines[group + 1]).toMatch(/^ {2}● ready +alpha +done: your turn +claude +agent\/alpha +\d+s$/)
     expect(lines[group + 2]).toMatch(/bravo/)
     expect(first).toMatch(/── alpha ─+/)
     expect(first).toContain('q quit')

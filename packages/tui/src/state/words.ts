@@ -25,7 +25,7 @@ const IDLE_WORDS: Record<IdleReason, string> = {
   'prompt-not-delivered': 'waiting: prompt not delivered',
   'delivery-unconfirmed': 'waiting: prompt delivery unconfirmed',
   'no-pane-change-since-delivery': 'waiting: no reply to the prompt yet',
-  'settled-after-pane-change': 'done, waiting for you',
+  'settled-after-pane-change': 'done: your turn',
 }
 
 /** `idle_reason` in plain words; "" when the session has none. */
