@@ -39,7 +39,7 @@ export default defineConfig(
   },
   {
     // Tests read JSON replies whose shape is what they assert: `any` is the honest type there.
-    files: ['**/*.test.ts', 'packages/*/test/**/*.ts', 'packages/test-kit/**/*.ts'],
+    files: ['**/*.test.ts', '**/*.test.tsx', 'packages/*/test/**/*.ts', 'packages/test-kit/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

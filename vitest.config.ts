@@ -11,11 +11,12 @@ export default defineConfig({
       '@svc/protocol': source('protocol'),
       '@svc/core': source('core'),
       '@svc/daemon': source('daemon'),
+      '@svc/tui': source('tui'),
       '@svc/test-kit': source('test-kit'),
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/src/**/*.test.tsx', 'packages/*/test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.{ts,tsx}', 'packages/*/test/**/*.test.ts'],
     globalSetup: ['./packages/test-kit/src/build.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

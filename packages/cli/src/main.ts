@@ -12,6 +12,7 @@ import { routesCommand } from './commands/routes.js'
 import { sessionsCommand } from './commands/sessions.js'
 import { tabsCommand } from './commands/tabs.js'
 import { tasksCommand } from './commands/tasks.js'
+import { openUi, uiCommand } from './commands/ui.js'
 import { webCommand } from './commands/web.js'
 import { EXIT, UsageError } from './exit.js'
 import { refuseRemovedFlags } from './removed-flags.js'
@@ -41,6 +42,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   configCommand(svc)
   tasksCommand(svc)
   webCommand(svc)
+  uiCommand(svc)
   refuseRemovedFlags(svc)
   svc.commands.forEach(function prepare(command: Command) {
     command.exitOverride()
@@ -83,8 +85,10 @@ function report(error: unknown): number {
   return EXIT.daemon
 }
 
-program()
-  .parseAsync(process.argv)
-  .catch((error: unknown) => {
-    process.exitCode = report(error)
-  })
+/** `svc` alone on a terminal is the terminal UI; elsewhere it prints the help, as before. */
+const interactive = process.argv.length === 2 && process.stdin.isTTY && process.stdout.isTTY
+
+const run: Promise<unknown> = interactive ? openUi() : program().parseAsync(process.argv)
+run.catch((error: unknown) => {
+  process.exitCode = report(error)
+})

@@ -8,8 +8,9 @@ import { run as reliability } from './reliability.mjs'
 import { run as events } from './events.mjs'
 import { run as stream } from './stream.mjs'
 import { run as webtab } from './webtab.mjs'
+import { run as tui } from './tui.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, webtab }
+const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui }
 const only = process.argv.slice(2)
 
 process.stdout.write(

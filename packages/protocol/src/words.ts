@@ -1,31 +1,46 @@
 import type { IdleReason } from './vocab.js'
 
 /**
- * Why an agent is idle, in the words both people-facing clients show; the same reason
- * reads the same in the terminal UI and the web UI.
+ * What people read for a session's state: both people-facing clients (the terminal UI
+ * and the web UI) show these, so a reason reads the same in each.
  */
-const IDLE_REASON_WORDS: Record<IdleReason, string> = {
-  'usage-limit': 'usage limit reached',
-  'process-exited': 'agent exited',
+const IDLE_WORDS: Record<IdleReason, string> = {
+  'usage-limit': 'usage limit',
+  'process-exited': 'the agent exited',
   'restore-gave-up': 'restore gave up',
-  'recreate-pending': 'waiting: recreate pending (the root agent changed)',
+  'recreate-pending': 'waiting: restore to apply the new program',
   'prompt-not-delivered': 'waiting: prompt not delivered',
   'delivery-unconfirmed': 'waiting: prompt delivery unconfirmed',
-  'no-pane-change-since-delivery': 'waiting: prompt sent, no reaction yet',
-  'settled-after-pane-change': 'done: settled after working',
+  'no-pane-change-since-delivery': 'waiting: no reply to the prompt yet',
+  'settled-after-pane-change': 'done: your turn',
 }
 
-export function idleReasonWords(reason: IdleReason | undefined): string {
-  return reason === undefined ? '' : IDLE_REASON_WORDS[reason]
+/** `idle_reason` in plain words; "" when the session has none. */
+export function idleWords(session: {
+  idle_reason?: IdleReason | undefined
+  lost_restore_failure?: { attempts: number; error: string } | undefined
+}): string {
+  if (session.idle_reason === undefined) return ''
+  const failure = session.lost_restore_failure
+  if (session.idle_reason === 'restore-gave-up' && failure) return `restore gave up after ${failure.attempts} attempts: ${failure.error}`
+  return IDLE_WORDS[session.idle_reason]
 }
 
-/** "12s", "4m", "3h", "2d": how long ago `at` was, for a list row. */
-export function ageWords(at: string | undefined, now: number = Date.now()): string {
-  if (!at) return ''
-  const seconds = Math.max(0, Math.round((now - Date.parse(at)) / 1000))
-  if (!Number.isFinite(seconds)) return ''
-  if (seconds < 60) return `${seconds}s`
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`
-  return `${Math.floor(seconds / 86_400)}d`
+const UNITS: Array<[number, string]> = [
+  [86_400_000, 'd'],
+  [3_600_000, 'h'],
+  [60_000, 'm'],
+  [1_000, 's'],
+]
+
+/** A span of time in its largest whole unit: "12s", "5m", "3h", "2d". */
+export function duration(ms: number): string {
+  const span = Math.max(0, ms)
+  const [size, unit] = UNITS.find(([size]) => span >= size) ?? [1_000, 's']
+  return `${Math.floor(span / size)}${unit}`
+}
+
+/** How long ago `at` was; "-" for never. */
+export function age(at: string | undefined, now: number): string {
+  return at === undefined ? '-' : duration(now - Date.parse(at))
 }

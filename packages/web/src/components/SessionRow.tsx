@@ -1,4 +1,4 @@
-import { ageWords, idleReasonWords } from '@svc/protocol/browser'
+import { age, idleWords } from '@svc/protocol/browser'
 import type { Session } from '../api'
 import { hrefOf } from '../route'
 
@@ -23,10 +23,10 @@ export function SessionRow({ session, attention }: { session: Session; attention
         {attention ? <span className="badge attention">needs you</span> : null}
       </span>
       <span className="state">{state}</span>
-      <span className="reason">{idleReasonWords(session.idle_reason)}</span>
+      <span className="reason">{idleWords(session)}</span>
       <span className="program">{session.program}</span>
       <span className="branch">{session.branch}</span>
-      <span className="age">{ageWords(session.last_pane_churn_at)}</span>
+      <span className="age">{age(session.last_pane_churn_at, Date.now())}</span>
     </a>
   )
 }

@@ -1,4 +1,4 @@
-import { idleReasonWords } from '@svc/protocol/browser'
+import { idleWords } from '@svc/protocol/browser'
 import { useEffect, useState } from 'react'
 import { api, type Session } from '../api'
 import { ConfirmButton } from '../components/Confirm'
@@ -20,7 +20,7 @@ export function SessionPage({ id }: { id: string }) {
       <div className="session-head">
         <h1>{session.title}</h1>
         <span className={`state state-${session.liveness_name}`}>{session.liveness_name || session.status_name}</span>
-        <span className="reason">{idleReasonWords(session.idle_reason)}</span>
+        <span className="reason">{idleWords(session)}</span>
         <span className="meta">
           {session.program} · {session.branch}
         </span>

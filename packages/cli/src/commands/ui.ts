@@ -1,0 +1,21 @@
+import type { Command } from 'commander'
+import { connect, resolvePaths } from '../daemon-process.js'
+import { UsageError } from '../exit.js'
+
+/** The terminal UI, loaded only when asked for, so the other commands start without React and ink. */
+export async function openUi(): Promise<void> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError('svc ui needs a terminal, and stdin or stdout is not one')
+  const paths = resolvePaths()
+  const client = await connect(paths)
+  // React's development build checks and times every render: several times slower at 500 sessions.
+  process.env.NODE_ENV ??= 'production'
+  const { runUi } = await import('@svc/tui')
+  await runUi({ client, tmuxSocket: paths.tmuxSocket, cwd: process.cwd() })
+}
+
+export function uiCommand(program: Command): void {
+  program
+    .command('ui')
+    .description('the terminal UI: sessions by project, live state, previews, attach (also `svc` alone on a terminal)')
+    .action(openUi)
+}

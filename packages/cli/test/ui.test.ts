@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { paneText, session, startSessionDaemon, tempHomes, waitFor, makeRepo, type TestDaemon } from '@svc/test-kit'
+import { TestTerminal } from './terminal.js'
+
+// One daemon and one repository for the file; each test opens `svc` (no arguments) in a
+// real 80x24 terminal of its own, drives it with keys and reads the screen.
+const homes = tempHomes()
+let dir: string
+let repo: string
+let daemon: TestDaemon
+let env: Record<string, string>
+let screen: TestTerminal | undefined
+
+const agentOf = async (title: string) => (await session(daemon, title)).tabs[0]?.tmux_name as string
+
+/** The screen once it shows `text` (a string, or a pattern). */
+function shows(text: string | RegExp, timeoutMs = 20_000): Promise<string> {
+  const seen = (screenText: string) => (typeof text === 'string' ? screenText.includes(text) : text.test(screenText))
+  return waitFor(() => {
+    const now = screen?.text() ?? ''
+    return seen(now) ? now : undefined
+  }, timeoutMs).catch(() => {
+    throw new Error(`the screen never showed ${String(text)}; it shows:\n${screen?.text() ?? ''}`)
+  })
+}
+
+/** `svc` with no arguments in a fresh 80x24 terminal, once its list is up. */
+async function openUi(): Promise<void> {
+  screen = new TestTerminal(join(dir, 'ui.sock'))
+  screen.run([], env)
+  screen.resize(80, 24)
+  await shows(/svc · \d+ sessions?.*live/)
+}
+
+beforeAll(async () => {
+  dir = await homes.make()
+  repo = await makeRepo(dir)
+  daemon = await startSessionDaemon({ home: join(dir, 'svc') })
+  env = { SERVICE_HOME: daemon.home }
+  await daemon.client.call('RegisterProject', { path: repo })
+  for (const title of ['alpha', 'bravo']) {
+    await daemon.client.call('CreateSession', { title, repo_path: repo, prompt: `hello ${title}` })
+  }
+  await waitFor(async () => (await daemon.client.call('Snapshot', {})).instances.every((each) => each.liveness_name === 'ready') || undefined, 20_000)
+}, 60_000)
+
+afterEach(() => {
+  screen?.close()
+  screen = undefined
+})
+
+afterAll(() => homes.release())
+
+describe('svc (the terminal UI)', () => {
+  it('lists sessions by project at 80x24, previews the selected one, updates without a key, shows help and quits', async () => {
+    await openUi()
+    const first = await shows('received: hello alpha')
+    const lines = first.split('\n')
+    expect(lines.slice(0, 24).every((line) => line.length <= 80)).toBe(true)
+    const group = lines.findIndex((line) => line.startsWith('repo (2)'))
+    expect(lines[group + 1]).toMatch(/^ {2}● ready +alpha +done: your turn +claude +agent\/alpha +\d+s$/)
+    expect(lines[group + 2]).toMatch(/bravo/)
+    expect(first).toMatch(/── alpha ─+/)
+    expect(first).toContain('q quit')
+
+    // Live: a session made elsewhere appears, and the preview follows the pane, with no key pressed.
+    await daemon.client.call('CreateSession', { title: 'charlie', repo_path: repo })
+    await shows(/repo \(3\)[\s\S]*charlie/)
+    await daemon.client.call('SendPrompt', { title: 'alpha', prompt: 'ping from elsewhere' })
+    await shows('received: ping from elsewhere')
+
+    // Moving down previews the next session.
+    screen?.keys('j')
+    await shows(/── bravo ─+[\s\S]*received: hello bravo/)
+
+    screen?.keys('?')
+    const help = await shows('Keys')
+    expect(help).toMatch(/K +kill: delete the session, its worktree and branch/)
+    screen?.keys('x')
+    await shows('⏎ attach')
+    screen?.keys('q')
+    await shows('attach exited 0')
+  }, 90_000)
+
+  it('attaches to the agent through tmux, holding the status-poll lease, and comes back on detach', async () => {
+    await openUi()
+    await shows('── alpha ─')
+    screen?.keys('Enter')
+    await shows('fake-agent ready')
+    await waitFor(() => !screen?.text().includes('⏎ attach') || undefined)
+    screen?.keys('typed while attached', 'Enter')
+    await shows('received: typed while attached')
+    expect(paneText(daemon.home, await agentOf('alpha'))).toContain('received: typed while attached')
+    // The lease: a prompt that defers to an attached person waits.
+    const deferred = await daemon.client.call('DeliverPrompt', { title: 'alpha', repo_path: repo, prompt: 'after you', defer_while_attached: true })
+    expect(deferred.deferred).toBe(true)
+    screen?.keys('C-b', 'd')
+    await shows('back from alpha (agent)')
+    await shows('── alpha ─')
+    // Lease released: the deferred prompt is delivered once the terminal is back.
+    await waitFor(() => paneTextOf('alpha').then((text) => text.includes('received: after you') || undefined), 20_000)
+  }, 90_000)
+
+  it('creates a session, sends a prompt with its delivery status, and kills only after confirmation', async () => {
+    const before = new Set((await daemon.client.call('Snapshot', {})).instances.map((each) => each.title))
+    await openUi()
+    screen?.keys('n')
+    const form = await shows('New session')
+    expect(form).toContain(`project   ‹ ${repo} ›`)
+    // project, suggested title, program, account: as offered; then the first prompt.
+    for (const _ of [1, 2, 3, 4]) screen?.keys('Enter')
+    await shows('› prompt')
+    screen?.keys('the first task', 'Enter')
+    const created = await shows(/created (\S+) on agent\/\S+/)
+    const title = /created (\S+) on/.exec(created)?.[1] as string
+    expect(before.has(title)).toBe(false)
+    const made = await session(daemon, title)
+    expect(made.program).toBe('claude')
+    await waitFor(() => paneTextOf(title).then((text) => text.includes('received: the first task') || undefined), 20_000)
+    // The new session is selected.
+    await shows(`── ${title} ─`)
+
+    screen?.keys('p')
+    await shows(`Prompt for ${title}`)
+    screen?.keys('second task', 'Enter')
+    await shows(`prompt to ${title}: delivered`)
+    await waitFor(() => paneTextOf(title).then((text) => text.includes('received: second task') || undefined), 20_000)
+
+    screen?.keys('K')
+    const question = await shows(`Kill ${title}?`)
+    expect(question.replace(/[│\s]+/g, ' ')).toContain(`its worktree ${made.path} and its branch ${made.branch} are deleted`)
+    screen?.keys('n')
+    await shows(`── ${title} ─`)
+    expect((await session(daemon, title)).id).toBe(made.id)
+
+    screen?.keys('K')
+    await shows(`Kill ${title}?`)
+    screen?.keys('y')
+    await shows(`killed ${title}`)
+    expect((await daemon.client.call('Snapshot', {})).instances.map((each) => each.title)).not.toContain(title)
+    expect(existsSync(made.path)).toBe(false)
+    expect(screen?.text()).not.toMatch(new RegExp(`^ .*${title}`, 'm'))
+  }, 120_000)
+
+  it('shows the daemon refusing, and says reconnecting while the daemon restarts', async () => {
+    await openUi()
+    await shows('── alpha ─')
+    // Restoring a live session is refused by the daemon: its message is shown as is.
+    screen?.keys('r')
+    await shows(/restoring alpha failed: .+/)
+    await daemon.stop()
+    await shows('reconnecting…', 15_000)
+    daemon = await startSessionDaemon({ home: daemon.home })
+    await shows(/svc · \d+ sessions.*live/, 30_000)
+    await shows(/alpha/)
+  }, 120_000)
+})
+
+async function paneTextOf(title: string): Promise<string> {
+  return paneText(daemon.home, await agentOf(title))
+}

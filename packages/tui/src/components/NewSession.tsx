@@ -1,0 +1,46 @@
+import type { Client, RequestOf } from '@svc/protocol'
+import type { Project } from '../state/types.js'
+import { Form } from './Form.js'
+import { useLoaded } from './useLoaded.js'
+import { Waiting } from './Waiting.js'
+
+export interface NewSessionProps {
+  client: Client
+  projects: readonly Project[]
+  /** The directory svc was started in: offered after the registered projects. */
+  cwd: string
+  onSubmit: (request: RequestOf<'CreateSession'>) => void
+  onCancel: () => void
+}
+
+/** Projects to start in: the registered ones that still exist, and the current directory. */
+export function projectChoices(projects: readonly Project[], cwd: string): string[] {
+  const roots = projects.filter((project) => project.path_exists).map((project) => project.root)
+  return roots.includes(cwd) ? roots : [...roots, cwd]
+}
+
+/** `n`: a project, a title the daemon suggests, a program it knows (installed ones first), an account, a first prompt. */
+export function NewSession({ client, projects, cwd, onSubmit, onCancel }: NewSessionProps) {
+  const loaded = useLoaded(async () => {
+    const [programs, suggestion] = await Promise.all([client.call('ListPrograms', {}), client.call('SuggestSessionName', {})])
+    const names = [...programs.programs].sort((a, b) => Number(b.available) - Number(a.available)).map((program) => program.name)
+    return { programs: names, program: programs.default, title: suggestion.name }
+  })
+  if (loaded === undefined || 'error' in loaded) return <Waiting error={loaded?.error} onCancel={onCancel} />
+  const choices = projectChoices(projects, cwd)
+  return (
+    <Form
+      title="New session"
+      fields={[
+        { name: 'repo_path', label: 'project', kind: 'choice', choices },
+        { name: 'title', label: 'title', kind: 'text' },
+        { name: 'program', label: 'program', kind: 'choice', choices: loaded.value.programs },
+        { name: 'account', label: 'account', kind: 'text', placeholder: '(the default)' },
+        { name: 'prompt', label: 'prompt', kind: 'text', placeholder: '(none)' },
+      ]}
+      initial={{ repo_path: choices[0] ?? cwd, title: loaded.value.title, program: loaded.value.program, account: '', prompt: '' }}
+      onSubmit={(values) => onSubmit(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== '')))}
+      onCancel={onCancel}
+    />
+  )
+}

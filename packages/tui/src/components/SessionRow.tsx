@@ -1,0 +1,73 @@
+import { Box, Text } from 'ink'
+import type { AttentionReason } from '@svc/protocol'
+import type { Session } from '../state/types.js'
+import { age, idleWords, stateOf } from '../state/words.js'
+
+const STATE_COLORS: Record<string, string> = {
+  running: 'green',
+  ready: 'cyan',
+  'limit-reached': 'yellow',
+  lost: 'red',
+  dead: 'red',
+  archived: 'gray',
+}
+
+/** Column widths for a row `width` cells wide: the fixed columns first, the rest shared out. */
+export function columns(width: number) {
+  const rest = Math.max(30, width - 23)
+  const title = Math.floor(rest * 0.24)
+  const idle = Math.floor(rest * 0.36)
+  const program = Math.max(8, Math.floor(rest * 0.12))
+  return { mark: 2, state: 16, title, idle, program, branch: rest - title - idle - program, age: 5 }
+}
+
+export interface SessionRowProps {
+  session: Session
+  attention: AttentionReason | undefined
+  selected: boolean
+  width: number
+  now: number
+}
+
+function Cell({ width, children, color }: { width: number; children: string; color?: string | undefined }) {
+  return (
+    <Box width={width} flexShrink={0} paddingRight={1}>
+      <Text wrap="truncate-end" color={color}>
+        {children}
+      </Text>
+    </Box>
+  )
+}
+
+/** One session: attention mark, state glyph and word, title, idle reason, program, branch, age of the last pane change. */
+export function SessionRow({ session, attention, selected, width, now }: SessionRowProps) {
+  const widths = columns(width)
+  const { glyph, word } = stateOf(session)
+  return (
+    <Box width={width} height={1} flexShrink={0}>
+      <Box width={widths.mark} flexShrink={0}>
+        <Text color="yellow" bold>
+          {attention ? '!' : ' '}
+        </Text>
+      </Box>
+      <Box width={widths.state} flexShrink={0}>
+        <Text inverse={selected} color={STATE_COLORS[word]} wrap="truncate-end">{`${glyph} ${word}`}</Text>
+      </Box>
+      <Box width={widths.title} flexShrink={0} paddingRight={1}>
+        <Text inverse={selected} bold wrap="truncate-end">
+          {session.title}
+        </Text>
+      </Box>
+      <Cell width={widths.idle} color={session.idle_reason ? 'yellow' : undefined}>
+        {idleWords(session)}
+      </Cell>
+      <Cell width={widths.program}>{session.program}</Cell>
+      <Cell width={widths.branch} color="gray">
+        {session.branch}
+      </Cell>
+      <Box width={widths.age} flexShrink={0} justifyContent="flex-end">
+        <Text color="gray">{age(session.last_pane_churn_at, now)}</Text>
+      </Box>
+    </Box>
+  )
+}

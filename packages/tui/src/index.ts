@@ -1,0 +1,3 @@
+export { runUi, type UiOptions } from './run.js'
+export { screenRenderer } from './screen-renderer.js'
+export { sampleSession, sampleSessions } from './sample.js'

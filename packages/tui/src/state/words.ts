@@ -1,0 +1,25 @@
+// The words of idle reasons and ages are shared with the web UI: see @svc/protocol's words.ts.
+export { age, duration, idleWords } from '@svc/protocol'
+import type { LivenessName } from '@svc/protocol'
+import type { Session } from './types.js'
+
+/** One terminal cell each, so columns line up whatever the state. */
+const GLYPHS: Record<LivenessName, string> = {
+  running: '▶',
+  ready: '●',
+  'limit-reached': '◆',
+  lost: '?',
+  dead: '✗',
+  archived: '▪',
+}
+
+/** The state glyph and word: `liveness_name`, else (an operation in flight) the status word. */
+export function stateOf(session: Pick<Session, 'liveness_name' | 'status_name'>): { glyph: string; word: string } {
+  if (session.liveness_name === '') return { glyph: '…', word: session.status_name || 'busy' }
+  return { glyph: GLYPHS[session.liveness_name], word: session.liveness_name }
+}
+
+/** A project's name for people: its checkout directory's name. */
+export function projectName(repoPath: string): string {
+  return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath
+}
