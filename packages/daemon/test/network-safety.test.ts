@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { runCli, send, sendRaw, startDaemon, tempHomes, waitFor, type Reply, type Target, type TestDaemon } from '@svc/test-kit'
@@ -182,6 +183,19 @@ describe('svc web', () => {
     expect(url).toBe(`http://127.0.0.1:${tcp.port}/?token=${token}`)
     const login = await send(tcp, 'GET', url.slice(url.indexOf('/', 'http://'.length)))
     expect([login.status, login.headers.location]).toEqual([307, '/'])
+  })
+
+  it('with --open, hands the same URL to the desktop browser opener', async () => {
+    const { daemon, tcp, token } = await fixture()
+    const bin = await homes.make()
+    const opened = join(bin, 'opened')
+    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > ${opened}\n`)
+    await chmod(join(bin, 'xdg-open'), 0o755)
+    const printed = await runCli(['web', '--open', '--json'], { SERVICE_HOME: daemon.home, PATH: `${bin}:${process.env.PATH}` })
+    expect(printed.code, printed.stderr).toBe(0)
+    const url = `http://127.0.0.1:${tcp.port}/?token=${token}`
+    expect((JSON.parse(printed.stdout) as { url: string }).url).toBe(url)
+    expect(await waitFor(async () => (await readFile(opened, 'utf8').catch(() => '')).trim() || undefined)).toBe(url)
   })
 
   it('says so when the TCP listener is off', async () => {

@@ -4,6 +4,7 @@ import { decodeReply } from './reply.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { decodeServerFrame, encodeClientFrame, type ServerFrame } from './stream-frames.js'
 import { streamPath, type StreamOptions } from './stream-path.js'
+import { PREVIEW_AUTH_PATH, type PreviewAuthAnswer } from './webtab.js'
 
 /** Whether the event feed is connected; `reconnecting` after a drop until the next hello. */
 export type FeedState = 'connecting' | 'live' | 'reconnecting'
@@ -31,6 +32,8 @@ export interface BrowserClient {
   /** Follows the event feed until the returned function is called, reconnecting after drops. */
   events(handlers: FeedHandlers): () => void
   stream(session: string, options: StreamOptions, handlers: TerminalHandlers): BrowserTerminal
+  /** A web tab's preview origin, `""` when the preview listener is off or the tab has none. */
+  previewOrigin(session: string, tab: string): Promise<string>
 }
 
 const RETRY_FIRST_MS = 250
@@ -114,5 +117,12 @@ export function createBrowserClient(base: URL): BrowserClient {
     }
   }
 
-  return { call, events, stream }
+  async function previewOrigin(session: string, tab: string): Promise<string> {
+    const url = new URL(PREVIEW_AUTH_PATH, base)
+    url.search = new URLSearchParams({ session, tab }).toString()
+    const response = await fetch(url, { credentials: 'same-origin' })
+    return response.ok ? ((await response.json()) as PreviewAuthAnswer).origin : ''
+  }
+
+  return { call, events, stream, previewOrigin }
 }

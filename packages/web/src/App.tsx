@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { fleetStore } from './fleet-store'
 import { Notifications } from './components/Notifications'
+import { AccountsPage } from './pages/AccountsPage'
 import { ConfigPage } from './pages/ConfigPage'
 import { FleetPage } from './pages/FleetPage'
 import { NewSessionPage } from './pages/NewSessionPage'
@@ -15,6 +16,7 @@ const NAV: Array<[Page, string]> = [
   [{ name: 'new' }, 'New'],
   [{ name: 'tasks' }, 'Tasks'],
   [{ name: 'projects' }, 'Projects'],
+  [{ name: 'accounts' }, 'Accounts'],
   [{ name: 'config' }, 'Config'],
 ]
 
@@ -57,6 +59,8 @@ function pageView(page: Page) {
       return <TasksPage />
     case 'projects':
       return <ProjectsPage />
+    case 'accounts':
+      return <AccountsPage />
     case 'config':
       return <ConfigPage />
     default:

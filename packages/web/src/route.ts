@@ -7,12 +7,13 @@ export type Page =
   | { name: 'new' }
   | { name: 'tasks' }
   | { name: 'projects' }
+  | { name: 'accounts' }
   | { name: 'config' }
 
 export function pageOf(hash: string): Page {
   const [name = '', id = ''] = hash.replace(/^#\/?/, '').split('/')
   if (name === 'session' && id) return { name, id: decodeURIComponent(id) }
-  if (name === 'new' || name === 'tasks' || name === 'projects' || name === 'config') return { name }
+  if (name === 'new' || name === 'tasks' || name === 'projects' || name === 'accounts' || name === 'config') return { name }
   return { name: 'fleet' }
 }
 

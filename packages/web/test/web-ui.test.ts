@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
@@ -11,11 +12,13 @@ let repo: string
 let origin: string
 let browser: BrowserContext
 let page: Page
+let devServer: Server
 
 /** The text of the page's terminal, as xterm draws it. */
 const terminalText = (target: Page) => target.locator('.xterm-rows').innerText()
 
-describe.skipIf(!present)('the web UI', () => {
+// Each step waits on a real daemon, agent and browser: generous on a loaded machine.
+describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     ;({ daemon, repo } = await openSessionDaemon(homes, { settings: { network: { listen_addr: '127.0.0.1:0' } } }))
     const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
@@ -27,6 +30,7 @@ describe.skipIf(!present)('the web UI', () => {
     page = await browser.newPage()
   }, 60_000)
   afterAll(async () => {
+    devServer?.close()
     await browser?.close()
     await homes.release()
   })
@@ -73,7 +77,7 @@ describe.skipIf(!present)('the web UI', () => {
     await title.fill('gamma')
     await page.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
     await page.getByRole('button', { name: 'Create session' }).click()
-    await page.locator('.session-head h1', { hasText: 'gamma' }).waitFor({ timeout: 20_000 })
+    await page.locator('.session-head h1', { hasText: 'gamma' }).waitFor({ timeout: 45_000 })
     const created = await waitForSession(daemon, 'gamma', (s) => s.liveness_name !== '')
     expect(created.repo_path).toBe(repo)
   })
@@ -94,12 +98,24 @@ describe.skipIf(!present)('the web UI', () => {
     await waitFor(() => paneText(daemon.home, pane).includes('received: nightly run') || undefined, 20_000)
   })
 
+  it('frames a web tab showing a dev server through the daemon', async () => {
+    devServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>the dev server</h1>'))
+    await new Promise<void>((resolve) => devServer.listen(0, '127.0.0.1', resolve))
+    const port = (devServer.address() as { port: number }).port
+    await daemon.client.call('CreateTab', { title: 'alpha', kind: 'web', name: 'app', port })
+    const alpha = await session(daemon, 'alpha')
+    await page.goto(`${origin}/#/session/${alpha.id}`)
+    await page.locator('.tabs button', { hasText: 'app' }).click()
+    await page.frameLocator('[data-testid=web-tab]').locator('h1', { hasText: 'the dev server' }).waitFor()
+  })
+
   it('fits a phone: the session terminal and the key row at 390×844', async () => {
     const phone = await browser.newPage()
     await phone.setViewportSize({ width: 390, height: 844 })
     const alpha = await session(daemon, 'alpha')
     await phone.goto(`${origin}/#/session/${alpha.id}`)
-    await waitFor(async () => (await terminalText(phone)).includes('fake-agent ready') || undefined)
+    // The agent's latest output: the top of a long screen may have scrolled away at the phone's size.
+    await waitFor(async () => (await terminalText(phone)).includes('received: nightly run') || undefined, 20_000)
     const terminal = await phone.locator('[data-testid=terminal]').boundingBox()
     expect(terminal?.width).toBeGreaterThan(300)
     expect(terminal?.width).toBeLessThanOrEqual(390)

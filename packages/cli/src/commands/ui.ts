@@ -9,7 +9,11 @@ export async function openUi(): Promise<void> {
   const client = await connect(paths)
   // React's development build checks and times every render: several times slower at 500 sessions.
   process.env.NODE_ENV ??= 'production'
+  // ink draws only a final frame when CI is set (a log, not a person): this is a terminal.
+  const ci = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION }
+  for (const name of Object.keys(ci)) delete process.env[name]
   const { runUi } = await import('@svc/tui')
+  for (const [name, value] of Object.entries(ci)) if (value !== undefined) process.env[name] = value
   await runUi({ client, tmuxSocket: paths.tmuxSocket, cwd: process.cwd() })
 }
 

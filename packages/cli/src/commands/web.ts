@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import type { ResponseOf, ServicePaths } from '@svc/protocol'
@@ -31,15 +32,27 @@ export async function loginUrl(paths: ServicePaths, listeners: ResponseOf<'Healt
   return url.href
 }
 
+/** Hands the URL to the desktop's browser (`open` on macOS, `xdg-open` elsewhere), without waiting for it. */
+function openInBrowser(url: string): Promise<void> {
+  const opener = process.platform === 'darwin' ? 'open' : 'xdg-open'
+  return new Promise((resolve, reject) => {
+    const child = spawn(opener, [url], { detached: true, stdio: 'ignore' })
+    child.once('error', (error) => reject(new Error(`could not run ${opener} to open the browser: ${error.message}`)))
+    child.once('spawn', () => (child.unref(), resolve()))
+  })
+}
+
 export function webCommand(program: Command): void {
   program
     .command('web')
-    .description('print the browser login URL of the TCP listener (it carries the token: keep it private)')
-    .action(async (_options, command: Command) => {
+    .description('print the browser login URL of the TCP listener, where the web UI is (it carries the token: keep it private)')
+    .option('--open', "also open it in this machine's browser")
+    .action(async (options: { open?: boolean }, command: Command) => {
       const paths = resolvePaths()
       const { listeners } = await callDaemon(paths, 'Health')
       const url = await loginUrl(paths, listeners, '/')
       if (url === undefined) throw new Error(tcpOffMessage(listeners.tcp_error))
+      if (options.open) await openInBrowser(url)
       if (outputOf(command.optsWithGlobals()).json) return printJson({ url })
       process.stdout.write(`${url}\n`)
     })

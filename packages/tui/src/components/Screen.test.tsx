@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { Text } from 'ink'
 import { render } from 'ink-testing-library'
 import { sampleSessions, SAMPLE_NOW } from '../sample.js'
 import { EMPTY_FLEET, resynced } from '../state/fleet.js'
@@ -49,10 +50,10 @@ describe('Screen', () => {
   })
 
   it('shows a dialog in place of the preview, and a view in place of both', () => {
-    const { lastFrame } = render(<Screen {...propsWith({ dialog: <>{'the dialog'}</> })} />)
+    const { lastFrame } = render(<Screen {...propsWith({ dialog: <Text>the dialog</Text> })} />)
     expect(lastFrame()).toContain('the dialog')
     expect(lastFrame()).not.toContain('── session-003')
-    const view = render(<Screen {...propsWith({ view: <>{'the view'}</> })} />).lastFrame() ?? ''
+    const view = render(<Screen {...propsWith({ view: <Text>the view</Text> })} />).lastFrame() ?? ''
     expect(view).toContain('the view')
     expect(view).not.toContain('session-000')
   })

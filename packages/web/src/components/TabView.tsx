@@ -1,4 +1,6 @@
-import type { Session } from '../api'
+import { webtabPath } from '@svc/protocol/browser'
+import { useEffect, useState } from 'react'
+import { api, type Session } from '../api'
 import { TerminalView } from './TerminalView'
 
 type Tab = Session['tabs'][number]
@@ -24,7 +26,25 @@ export function TabView({ session, tab }: { session: Session; tab: Tab }) {
       if (!tab.url || reachesViewerLoopback(tab.url)) return <p className="error">This tab's address ({tab.url}) is not proxied and would open on your own machine: not shown.</p>
       return <iframe className="web-tab" title={tab.name} src={tab.url} />
     }
-    return <iframe className="web-tab" title={tab.name} src={`/v1/webtab/${encodeURIComponent(session.id)}/${encodeURIComponent(tab.id ?? '')}/`} />
+    return <ProxiedTab session={session} tab={tab} />
   }
   return <TerminalView key={tab.id ?? tab.name} session={session.id} tabId={tab.id} />
+}
+
+/**
+ * A proxied tab: from its preview origin when this page is viewed on the daemon's own
+ * machine (a `*.localhost` origin only resolves there, and there absolute asset paths
+ * work), else through the same-origin mirror.
+ */
+function ProxiedTab({ session, tab }: { session: Session; tab: Tab }) {
+  const mirror = webtabPath(session.id, tab.id ?? '')
+  const [src, setSrc] = useState<string | undefined>(undefined)
+  useEffect(() => {
+    if (!reachesViewerLoopback(window.location.href)) return setSrc(mirror)
+    void api.previewOrigin(session.id, tab.id ?? '').then(
+      (origin) => setSrc(origin ? `${origin}/` : mirror),
+      () => setSrc(mirror),
+    )
+  }, [session.id, tab.id, mirror])
+  return src === undefined ? null : <iframe className="web-tab" title={tab.name} src={src} data-testid="web-tab" />
 }

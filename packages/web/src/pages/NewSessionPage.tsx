@@ -7,7 +7,8 @@ import { DirectoryPicker } from '../components/DirectoryPicker'
 export function NewSessionPage() {
   const [projects, setProjects] = useState<Project[]>([])
   const [programs, setPrograms] = useState<Array<{ name: string; available: boolean }>>([])
-  const [form, setForm] = useState({ repo_path: '', title: '', program: '', prompt: '' })
+  const [accounts, setAccounts] = useState<Array<{ agent: string; name: string }>>([])
+  const [form, setForm] = useState({ repo_path: '', title: '', program: '', account: '', prompt: '' })
   const { busy, outcome, run } = useAction()
   const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value })
 
@@ -17,6 +18,7 @@ export function NewSessionPage() {
       setProjects(listed.projects)
       setPrograms(offered.programs)
       setForm((current) => ({ ...current, repo_path: listed.projects[0]?.root ?? '', program: offered.default, title: name.name }))
+      setAccounts((await api.call('ListAccounts', {})).accounts)
     })
   }, [])
 
@@ -26,7 +28,8 @@ export function NewSessionPage() {
       onSubmit={(event) => {
         event.preventDefault()
         void run(async () => {
-          const created = await api.call('CreateSession', form)
+          const { account, ...rest } = form
+          const created = await api.call('CreateSession', account ? form : rest)
           window.location.hash = hrefOf({ name: 'session', id: created.instance.id })
         })
       }}
@@ -56,6 +59,19 @@ export function NewSessionPage() {
               {program.available ? '' : ' (not installed)'}
             </option>
           ))}
+        </select>
+      </label>
+      <label>
+        Account
+        <select value={form.account} onChange={set('account')}>
+          <option value="">(the agent's own login)</option>
+          {accounts
+            .filter((account) => account.agent === form.program)
+            .map((account) => (
+              <option key={account.name} value={account.name}>
+                {account.name}
+              </option>
+            ))}
         </select>
       </label>
       <label>

@@ -78,7 +78,36 @@ function Lifecycle({ session, bootId }: { session: Session; bootId: string }) {
           onConfirm={() => void run(async () => void (await api.call('KillSession', { id: session.id })))}
         />
       ) : null}
+      {session.can_handoff ? <Handoff session={session} /> : null}
       <Outcome outcome={outcome} />
     </div>
+  )
+}
+
+/** Hands the work to another agent (or account) in place: same worktree, branch and tmux session. */
+function Handoff({ session }: { session: Session }) {
+  const [programs, setPrograms] = useState<string[]>([])
+  const [to, setTo] = useState('')
+  const { busy, outcome, run } = useAction()
+  useEffect(() => {
+    void api.call('ListPrograms', {}).then((listed) => setPrograms(listed.programs.filter((p) => p.available && p.name !== session.program).map((p) => p.name)))
+  }, [session.program])
+  return (
+    <span className="handoff">
+      <select value={to} onChange={(event) => setTo(event.target.value)} aria-label="hand off to">
+        <option value="">(hand off to…)</option>
+        {programs.map((name) => (
+          <option key={name}>{name}</option>
+        ))}
+      </select>
+      <button
+        type="button"
+        disabled={busy || !to}
+        onClick={() => void run(async () => `handed off to ${(await api.call('HandoffSession', { id: session.id, to })).to.program}`)}
+      >
+        Hand off
+      </button>
+      <Outcome outcome={outcome} />
+    </span>
   )
 }
