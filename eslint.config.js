@@ -31,7 +31,7 @@ export default defineConfig(
   },
   {
     // The web UI is a browser program with its own compiler options.
-    files: ['packages/web/src/**/*.ts', 'packages/web/src/**/*.tsx', 'packages/web/vite.config.ts'],
+    files: ['packages/web/src/**/*.ts', 'packages/web/src/**/*.tsx', 'packages/web/bench/**/*.tsx', 'packages/web/vite.config.ts'],
     languageOptions: {
       globals: globals.browser,
       parserOptions: { project: './packages/web/tsconfig.json', tsconfigRootDir: import.meta.dirname },

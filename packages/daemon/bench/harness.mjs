@@ -232,3 +232,14 @@ export const fmt = {
   ratio: (value, target) => `${value.toFixed(2)}  (target ${target})`,
   mib: (kib) => `${(kib / 1024).toFixed(1)} MiB`,
 }
+
+/** A scratch directory removed after `work`, whatever happens (an interrupt included). */
+export async function withTempDir(work) {
+  const dir = await mkdtemp('/tmp/svc-bench-')
+  const remove = onInterrupt(() => rm(dir, { recursive: true, force: true }))
+  try {
+    return await work(dir)
+  } finally {
+    await remove()
+  }
+}

@@ -9,8 +9,9 @@ import { run as events } from './events.mjs'
 import { run as stream } from './stream.mjs'
 import { run as webtab } from './webtab.mjs'
 import { run as tui } from './tui.mjs'
+import { run as web } from './web.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui }
+const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui, web }
 const only = process.argv.slice(2)
 
 process.stdout.write(

@@ -3,14 +3,14 @@
 // tmux processes spawned per poll tick with an idle fleet, and the daemon's memory.
 import { execFile, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STATES, repoIdOf } from '@svc/core'
 import { TabKind } from '@svc/protocol'
-import { fmt, latencyRows, median, onInterrupt, percentile, report, startDaemon, startFloor, versusBare } from './harness.mjs'
+import { fmt, latencyRows, median, percentile, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
 
 const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
 const exec = promisify(execFile)
@@ -27,17 +27,6 @@ const SNAPSHOTS = 500
 const POLL_MS = 250
 /** Poll ticks per counting window. */
 const TICKS = 20
-
-/** A scratch directory removed after `work`, whatever happens (an interrupt included). */
-async function withTempDir(work) {
-  const dir = await mkdtemp('/tmp/svc-bench-')
-  const remove = onInterrupt(() => rm(dir, { recursive: true, force: true }))
-  try {
-    return await work(dir)
-  } finally {
-    await remove()
-  }
-}
 
 /** A repository with one commit of REPO_FILES small files. */
 async function makeRepo(root) {

@@ -118,7 +118,7 @@ it('holds the excess in a bounded queue and counts what overflows in dropped_eve
   expect((await titles()).filter((title) => title.startsWith('flood'))).toEqual(['flood'])
 })
 
-it('completes a run spawned before a daemon restart: the stored run is adopted and on_complete applies when it settles', async () => {
+it('completes a run spawned before a daemon restart: the stored run is adopted and on_complete applies when it settles', { timeout: 60_000 }, async () => {
   const dir = await homes.make()
   const own = await makeRepo(dir)
   const home = join(dir, 'svc')
@@ -127,7 +127,8 @@ it('completes a run spawned before a daemon restart: the stored run is adopted a
   const settings = { daemon_poll_interval: '600ms' }
   let restarted = await startSessionDaemon({ home, settings })
   await restarted.client.call('AddTask', {
-    task: { id: 'long', name: 'long', cron_expr: '0 0 1 1 *', prompt: '/busy 4 long', project_path: own, on_complete: 'kill' },
+    // Long enough to outlast a slow stop and start on a loaded machine, and still be working after.
+    task: { id: 'long', name: 'long', cron_expr: '0 0 1 1 *', prompt: '/busy 10 long', project_path: own, on_complete: 'kill' },
   })
   await restarted.client.call('TriggerTask', { id: 'long' })
   const stored = await storedRuns(restarted)
@@ -138,7 +139,7 @@ it('completes a run spawned before a daemon restart: the stored run is adopted a
   // Still working a second later: not completed yet.
   await sleep(1000)
   expect((await session(restarted, 'long')).liveness_name).toBe('running')
-  await waitFor(async () => (await restarted.client.call('Snapshot', {})).instances.length === 0, 20_000)
+  await waitFor(async () => (await restarted.client.call('Snapshot', {})).instances.length === 0, 25_000)
   expect(branches(own)).toEqual(['main'])
   await waitFor(async () => (await storedRuns(restarted)).length === 0)
 })

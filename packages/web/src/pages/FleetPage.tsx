@@ -1,10 +1,14 @@
 import { useState } from 'react'
 import { SessionRow } from '../components/SessionRow'
-import { groups } from '../fleet-state'
+import { groups, type Fleet } from '../fleet-state'
 import { useFleet } from '../use-fleet'
 
 export function FleetPage() {
-  const { fleet } = useFleet()
+  return <FleetList fleet={useFleet().fleet} />
+}
+
+/** The fleet as shown: the bench renders this with sample fleets. */
+export function FleetList({ fleet }: { fleet: Fleet }) {
   const [filter, setFilter] = useState('')
   const shown = groups(fleet, filter)
   return (
