@@ -18,8 +18,9 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.{ts,tsx}', 'packages/*/test/**/*.test.ts'],
     globalSetup: ['./packages/test-kit/src/build.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Generous: on two shared cores a daemon start or a CLI run can take seconds; a hang still fails.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // Integration tests mostly wait on daemons, git and tmux: a few files at a time fit two cores.
     maxWorkers: 3,

@@ -198,7 +198,8 @@ describe('commands against a running daemon', () => {
     expect(refused.stderr).toContain('unknown status "sleeping"')
   })
 
-  it('gets, sets and unsets config', async () => {
+  // Eight CLI runs, each a node start: slow on a loaded machine.
+  it('gets, sets and unsets config', { timeout: 60_000 }, async () => {
     const daemon = await startDaemon({ home: await home() })
     const env = { SERVICE_HOME: daemon.home }
     const set = await runCli(['config', 'set', 'branch_prefix', 'bots/'], env)

@@ -249,7 +249,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
   }
   running.add(daemon)
   tmuxHomes.add(home)
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 40_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`)
     if (Date.now() > deadline) throw new Error(`daemon did not come up: ${stderr}`)
