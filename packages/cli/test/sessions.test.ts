@@ -187,7 +187,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
 
   it('attaches this terminal through the stream until Ctrl-\\ detaches; resizes follow; deferred prompts wait', async () => {
     const agent = await agentOf('fix-parser')
-    const screen = new TestTerminal(join(dir, 'terminal.sock'))
+    const screen = new TestTerminal(dir)
     screen.run(['sessions', 'attach', 'fix-parser'], env)
     // The stream's pty is the daemon's tmux client; the test's terminal is a separate tmux server.
     await waitFor(() => tmux('list-clients', '-F', '#{session_name}').split('\n').includes(agent))
@@ -211,7 +211,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     await json('config', 'set', 'network.listen_addr', '127.0.0.1:0')
     const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
     const token = (await readFile(daemon.paths.token, 'utf8')).trim()
-    const screen = new TestTerminal(join(dir, 'remote.sock'))
+    const screen = new TestTerminal(dir)
     const remote = { SERVICE_HOME: join(dir, 'no-daemon-here'), SVC_URL: `http://${addr}`, SVC_TOKEN: token }
     screen.run(['sessions', 'attach', 'docs'], remote)
     await waitFor(() => screen.text().includes('received: and the changelog') || undefined)

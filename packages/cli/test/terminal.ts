@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { CLI_MAIN } from '@svc/test-kit'
 
 export interface RunOptions {
@@ -29,7 +30,16 @@ export function runInTerminal(args: string[], env: Record<string, string>, optio
  * driven with send-keys and read with capture-pane.
  */
 export class TestTerminal {
-  constructor(private readonly socket: string) {}
+  private static opened = 0
+  private readonly socket: string
+
+  /**
+   * Each terminal has its own server socket in `dir`: `kill-server` returns before the old
+   * server is gone, and a new session on its socket would reach the dying server.
+   */
+  constructor(dir: string) {
+    this.socket = join(dir, `terminal-${++TestTerminal.opened}.sock`)
+  }
 
   private tmux(...args: string[]): string {
     return execFileSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8' })

@@ -28,7 +28,7 @@ function shows(text: string | RegExp, timeoutMs = 20_000): Promise<string> {
 
 /** `svc` with no arguments in a fresh 80x24 terminal, once its list is up. */
 async function openUi(): Promise<void> {
-  screen = new TestTerminal(join(dir, 'ui.sock'))
+  screen = new TestTerminal(dir)
   screen.run([], env)
   screen.resize(80, 24)
   await shows(/svc · \d+ sessions?.*live/)
