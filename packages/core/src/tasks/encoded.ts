@@ -61,6 +61,13 @@ export class EncodedTasks {
     return this.entry(task, ordinal, doc)
   }
 
+  /** The earliest instant some encoding derived so far may read differently with time alone. */
+  holdsUntil(): number {
+    let until = Number.POSITIVE_INFINITY
+    for (const entry of this.entries.values()) until = Math.min(until, entry.until)
+    return until
+  }
+
   /** Forgets tasks that are no longer stored. */
   retain(ids: Set<string>): void {
     for (const id of this.entries.keys()) if (!ids.has(id)) this.entries.delete(id)

@@ -5,7 +5,7 @@ import pino from 'pino'
 import type { Static } from 'typebox'
 import type { ListTasksResponse } from '@svc/protocol'
 import { afterEach, expect, it, vi } from 'vitest'
-import { systemClock } from '../infra/clock.js'
+import { shiftedClock, systemClock, type Clock } from '../infra/clock.js'
 import type { Config } from '../config/config.js'
 import { MutationCommitted } from '../errors.js'
 import { EventBus } from '../events/bus.js'
@@ -25,13 +25,13 @@ afterEach(async () => {
 })
 
 /** A task engine on a fresh git directory, or on the current one (a restart). */
-async function engine(reopen = false, log = pino({ level: 'silent' })): Promise<Tasks> {
+async function engine(reopen = false, log = pino({ level: 'silent' }), clock: Clock = systemClock, events = new EventBus(log)): Promise<Tasks> {
   if (!reopen) {
     dir = await mkdtemp('/tmp/svc-')
     execFileSync('git', ['init', '-q', dir])
   }
   const config = { get: () => 1000 } as unknown as Config
-  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock: systemClock, env: process.env, events: new EventBus(log) })
+  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock, env: process.env, events })
   opened.push(tasks)
   return tasks
 }
@@ -67,6 +67,28 @@ it('refuses runs and target checks loudly until sessions are attached, and recor
     NO_SESSIONS,
   )
   expect((JSON.parse(await tasks.listJson()) as ListTasksResponseT).tasks).toHaveLength(1)
+})
+
+it('announces a task whose health moves with the clock alone: a missed occurrence turning overdue', async () => {
+  const log = pino({ level: 'silent' })
+  const first = await engine(false, log, shiftedClock(new Date('2026-01-01T00:00:30Z')))
+  await first.restore()
+  await first.add({ task: cron('minutely', { cron_expr: '* * * * *' }) })
+  await first.close()
+
+  // Back 300 ms after the 00:01 occurrence it slept through: missed, overdue one poll interval (1 s) later.
+  const events = new EventBus(log)
+  const updates: Array<{ overdue: boolean; missed_occurrences: number }> = []
+  events.subscribe((event) => event.type === 'task.updated' && updates.push(event.data))
+  const tasks = await engine(true, log, shiftedClock(new Date('2026-01-01T00:01:00.300Z')), events)
+  await tasks.restore()
+  events.start()
+  const [before] = (JSON.parse(await tasks.listJson()) as ListTasksResponseT).tasks
+  expect(before).toMatchObject({ missed_occurrences: 1, overdue: false })
+  await vi.waitFor(() => expect(updates).toEqual([expect.objectContaining({ missed_occurrences: 1, overdue: true })]), { timeout: 3_000 })
+  // Nothing more moves before the next occurrence.
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  expect(updates).toHaveLength(1)
 })
 
 it('reports a run that happened but could not be recorded as committed, never as a plain failure', async () => {

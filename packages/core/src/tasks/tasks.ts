@@ -30,6 +30,9 @@ import { TaskStore, type Loaded } from './store.js'
 import { actorOf, checkExpect, checkTask, editsOf, merged, resolveProject, type ExpectT } from './validate.js'
 
 const AUDIT_LENGTH = 20
+/** Health turns are announced at most this often, and looked at again at least this often (the wall clock may jump). */
+const HEALTH_TURN_MIN_MS = 100
+const HEALTH_TURN_MAX_MS = 60 * 60 * 1000
 
 type ById = Static<typeof RemoveTaskRequest>
 
@@ -68,6 +71,8 @@ export class Tasks implements TaskGuard {
   /** Counts adopted reads and writes, so a slow read can tell that a newer one landed while it ran. */
   private adoptions = 0
   private nextReconcile: Promise<void> | undefined
+  /** Wakes when some task's health moves with the clock alone, to announce it. */
+  private healthTurn: NodeJS.Timeout | undefined
   private fileWatch: FSWatcher | undefined
   private closed = false
 
@@ -121,6 +126,7 @@ export class Tasks implements TaskGuard {
   /** Stops timers and watchers (each process group gone) and settles pending writes. */
   async close(): Promise<void> {
     this.closed = true
+    clearTimeout(this.healthTurn)
     this.fileWatch?.close()
     await this.ops.idle()
     await this.automation.close()
@@ -331,8 +337,22 @@ export class Tasks implements TaskGuard {
       // Announced once the automation follows it, so next_run_at and the like are current.
       void this.reconcileSoon()
         .catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
-        .then(() => this.feed.adopted(this.loaded.doc))
+        .then(() => this.announce())
     }
+  }
+
+  /**
+   * Sends what changed in ListTasks, then waits for the instant a task's health would
+   * change with no write (an occurrence missed, a missed one turned overdue) to send again.
+   */
+  private announce(): void {
+    clearTimeout(this.healthTurn)
+    this.feed.adopted(this.loaded.doc)
+    const until = this.encoded.holdsUntil()
+    if (this.closed || until === Number.POSITIVE_INFINITY) return
+    const wait = Math.min(Math.max(HEALTH_TURN_MIN_MS, until - this.options.clock.now().getTime()), HEALTH_TURN_MAX_MS)
+    this.healthTurn = setTimeout(() => this.announce(), wait)
+    this.healthTurn.unref()
   }
 
   /**
