@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAKE_AGENT, makeRepo, runCli, startSessionDaemon, tempHomes, tmux, tmuxSessions, waitFor, type TestDaemon } from '@svc/test-kit'
+import type { DaemonError } from '@svc/protocol'
+import { FAKE_AGENT, makeRepo, record, runCli, startSessionDaemon, tempHomes, tmux, tmuxSessions, waitFor, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string
@@ -103,6 +104,30 @@ describe('accounts', () => {
     expect(tmux(daemon.home, 'display-message', '-p', '-t', '=svc_login_codex_personal:', '#{pane_start_command}')).toMatch(/--env-dump \S+ login/)
     // No session record: the login session is not a session.
     expect((await daemon.client.call('Snapshot', {})).instances).toEqual([])
+  })
+
+  it("streams the running login's terminal (the web UI's login), ending with it; none running is a 404", async () => {
+    const login = record(await daemon.client.loginStream('codex', 'personal'))
+    await login.until((frame) => frame.type === 'hello')
+    await login.shows('fake-agent ready')
+    login.frames.length = 0
+    // Keys typed into the plane reach the login flow, and its answer comes back.
+    const stream = await daemon.client.loginStream('codex', 'personal')
+    stream.input('the code from the browser\r')
+    await login.shows('received: the code from the browser')
+    stream.close()
+    // The flow ends (here: its tmux session goes): every subscriber gets the exit frame.
+    tmux(daemon.home, 'kill-session', '-t', '=svc_login_codex_personal')
+    await login.until((frame) => frame.type === 'exit')
+    await login.done
+
+    const refused = (agent: string, name: string) => daemon.client.loginStream(agent, name).catch((error: DaemonError) => error)
+    expect(await refused('codex', 'personal')).toMatchObject({
+      status: 404,
+      body: { message: 'no login is running for the codex account "personal"; AccountLogin starts one', daemon_rejected: true },
+    })
+    expect(await refused('aider', 'personal')).toMatchObject({ status: 400, message: expect.stringMatching(/agent "aider" has no accounts/) })
+    expect(await refused('codex', '-x')).toMatchObject({ status: 400, message: expect.stringMatching(/account name "-x" is not usable/) })
   })
 
   it('scopes a session created with an account, and refuses an account of another agent', async () => {

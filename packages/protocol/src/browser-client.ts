@@ -3,7 +3,6 @@ import { EVENTS_PATH, type FeedFrame } from './events.js'
 import { decodeReply } from './reply.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { decodeServerFrame, encodeClientFrame, type ServerFrame } from './stream-frames.js'
-import { streamPath, type StreamOptions } from './stream-path.js'
 import { PREVIEW_AUTH_PATH, type PreviewAuthAnswer } from './webtab.js'
 
 /** Whether the event feed is connected; `reconnecting` after a drop until the next hello. */
@@ -31,7 +30,8 @@ export interface BrowserClient {
   call<N extends RouteName>(name: N, body?: RequestOf<N>): Promise<ResponseOf<N>>
   /** Follows the event feed until the returned function is called, reconnecting after drops. */
   events(handlers: FeedHandlers): () => void
-  stream(session: string, options: StreamOptions, handlers: TerminalHandlers): BrowserTerminal
+  /** A terminal plane at `path` (`streamPath`, `loginStreamPath`). */
+  stream(path: string, handlers: TerminalHandlers): BrowserTerminal
   /** A web tab's preview origin, `""` when the preview listener is off or the tab has none. */
   previewOrigin(session: string, tab: string): Promise<string>
 }
@@ -95,8 +95,8 @@ export function createBrowserClient(base: URL): BrowserClient {
     }
   }
 
-  function stream(session: string, options: StreamOptions, handlers: TerminalHandlers): BrowserTerminal {
-    const socket = new WebSocket(socketUrl(base, streamPath(session, options)))
+  function stream(path: string, handlers: TerminalHandlers): BrowserTerminal {
+    const socket = new WebSocket(socketUrl(base, path))
     socket.binaryType = 'arraybuffer'
     socket.onmessage = (message) => {
       const data = message.data as ArrayBuffer | string

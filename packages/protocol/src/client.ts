@@ -6,7 +6,7 @@ import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './r
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
 import type { ClientTarget } from './plane-socket.js'
 import { decodeReply } from './reply.js'
-import { openStream, type StreamOptions, type TerminalStream } from './stream-client.js'
+import { loginStreamPath, openStream, streamPath, type StreamOptions, type TerminalStream } from './stream-client.js'
 
 export { DaemonError, UnreachableError } from './client-errors.js'
 export type { ClientTarget } from './plane-socket.js'
@@ -30,6 +30,8 @@ export interface Client {
   events(options?: EventsOptions): AsyncGenerator<FeedFrame>
   /** Subscribes to a session tab's terminal (`session` is an id, or a title). */
   stream(session: string, options?: StreamOptions): Promise<TerminalStream>
+  /** The terminal of the account's running login (AccountLogin starts it). */
+  loginStream(agent: string, name: string, since?: bigint): Promise<TerminalStream>
   readonly target: ClientTarget
 }
 
@@ -86,6 +88,7 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
     raw,
     target,
     events: (eventOptions = {}) => eventFeed(target, baseHeaders, eventOptions),
-    stream: (session, streamOptions) => openStream(target, baseHeaders, session, streamOptions),
+    stream: (session, streamOptions) => openStream(target, baseHeaders, streamPath(session, streamOptions)),
+    loginStream: (agent, name, since) => openStream(target, baseHeaders, loginStreamPath(agent, name, since)),
   }
 }

@@ -1,9 +1,8 @@
 import WebSocket from 'ws'
 import { messageBytes, openPlane, type ClientTarget } from './plane-socket.js'
-import { streamPath, type StreamOptions } from './stream-path.js'
 import { decodeServerFrame, encodeClientFrame, type ClientFrame, type ServerFrame } from './stream-frames.js'
 
-/** One subscriber of a session tab's terminal: frames in, keys and sizes out. */
+/** One subscriber of a terminal plane (a session's tab, an account's login): frames in, keys and sizes out. */
 export interface TerminalStream extends AsyncIterable<ServerFrame> {
   /** The start cursor the daemon announced in `X-SVC-Stream-Seq`. */
   readonly startCursor: bigint
@@ -16,18 +15,13 @@ export interface TerminalStream extends AsyncIterable<ServerFrame> {
   readonly closed: Promise<number>
 }
 
-export { streamPath, type StreamOptions } from './stream-path.js'
+export { loginStreamPath, streamPath, type StreamOptions } from './stream-path.js'
 
 export const STREAM_SEQ_HEADER = 'x-svc-stream-seq'
 
-/** Opens the stream; a refusal before the upgrade rejects with its DaemonError. */
-export async function openStream(
-  target: ClientTarget,
-  headers: Record<string, string>,
-  session: string,
-  options: StreamOptions = {},
-): Promise<TerminalStream> {
-  const { socket, headers: answer, messages } = await openPlane(target, streamPath(session, options), headers, 'stream')
+/** Opens the terminal plane at `path`; a refusal before the upgrade rejects with its DaemonError. */
+export async function openStream(target: ClientTarget, headers: Record<string, string>, path: string): Promise<TerminalStream> {
+  const { socket, headers: answer, messages } = await openPlane(target, path, headers, 'stream')
   const header = answer[STREAM_SEQ_HEADER]
   const send = (frame: ClientFrame) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(encodeClientFrame(frame))

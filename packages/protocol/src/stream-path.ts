@@ -19,3 +19,12 @@ export function streamPath(session: string, options: StreamOptions = {}): string
   const search = query.toString()
   return `/v1/sessions/${encodeURIComponent(session)}/stream${search ? `?${search}` : ''}`
 }
+
+/**
+ * The terminal of an account's running login (`AccountLogin` starts it), on the stream's
+ * wire format; served for the web UI beside the catalog.
+ */
+export function loginStreamPath(agent: string, name: string, since?: bigint): string {
+  const search = since === undefined ? '' : `?since=${since}`
+  return `/v1/accounts/${encodeURIComponent(agent)}/${encodeURIComponent(name)}/login-stream${search}`
+}

@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BrowserContext, Page } from 'playwright-core'
-import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
+import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, tempHomes, tmux, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /** The web UI in a real browser against a real daemon, logged in by the URL `svc web` prints. */
 const present = browserPresent('web-ui.test.ts')
@@ -15,7 +16,7 @@ let page: Page
 let devServer: Server
 
 /** The text of the page's terminal, as xterm draws it. */
-const terminalText = (target: Page) => target.locator('.xterm-rows').innerText()
+const terminalText = (target: Page | Locator) => target.locator('.xterm-rows').innerText()
 
 // Each step waits on a real daemon, agent and browser: generous on a loaded machine.
 describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
@@ -107,6 +108,25 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await page.goto(`${origin}/#/session/${alpha.id}`)
     await page.locator('.tabs button', { hasText: 'app' }).click()
     await page.frameLocator('[data-testid=web-tab]').locator('h1', { hasText: 'the dev server' }).waitFor()
+  })
+
+  it('logs an account in through its login terminal, and shows it logged in when the flow ends', async () => {
+    await daemon.client.call('RegisterAccount', { agent: 'claude', name: 'work' })
+    await page.goto(`${origin}/#/accounts`)
+    const account = page.locator('li', { hasText: 'claude / work' })
+    await page.locator('li', { hasText: 'claude / work: not logged in' }).waitFor()
+    await account.getByRole('button', { name: 'Log in' }).click()
+    const login = page.locator('[data-testid=login]')
+    // The agent's own login flow (the fake agent here), in the browser; the code typed reaches it.
+    await waitFor(async () => (await terminalText(login)).includes('fake-agent ready') || undefined)
+    await login.locator('.xterm-helper-textarea').focus()
+    await page.keyboard.type('code-from-the-browser\r')
+    await waitFor(() => paneText(daemon.home, 'svc_login_claude_work').includes('received: code-from-the-browser') || undefined)
+    // The flow writes the credential and ends: the terminal says so and the list follows.
+    await writeFile(join(daemon.home, 'accounts', 'claude', 'work', '.credentials.json'), '{}')
+    tmux(daemon.home, 'kill-session', '-t', '=svc_login_claude_work')
+    await waitFor(async () => (await terminalText(login)).includes('[the login ended]') || undefined)
+    await page.locator('li', { hasText: 'claude / work: logged in' }).waitFor()
   })
 
   it('fits a phone: the session terminal and the key row at 390×844', async () => {

@@ -5,7 +5,7 @@ import { quote, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { ACCOUNT_AGENTS, agentOf, commandLineOf, takesAccounts, type AccountAgent } from '../agents.js'
 import type { Config } from '../config/config.js'
-import { Refused } from '../errors.js'
+import { NotFound, Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'
 import { resolveRepository } from '../infra/git.js'
 import { shellQuote } from '../infra/launcher.js'
@@ -94,5 +94,15 @@ export class Accounts {
       attach_command: `tmux -S ${shellQuote(this.tmux.socket)} attach -t ${shellQuote(sessionTarget(session))}`,
       logged_in: loggedIn(agent, dir),
     }
+  }
+
+  /** The tmux session of the account's running login, which the login terminal plane streams. */
+  async loginTerminal(agentName: string, name: string): Promise<string> {
+    const agent = accountAgent(agentName)
+    const session = loginSessionName(agent, checkAccountName(name))
+    if (!(await this.tmux.sessionNames()).includes(session)) {
+      throw new NotFound(`no login is running for the ${agent.name} account ${quote(name)}; AccountLogin starts one`)
+    }
+    return session
   }
 }

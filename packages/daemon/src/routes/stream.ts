@@ -15,13 +15,20 @@ interface StreamQuery {
   since?: bigint
 }
 
+/** The terminal a plane request names, where its subscriber starts, and the session it leases. */
+interface Named {
+  tmuxName: string
+  since: bigint | undefined
+  leaseOn?: string
+}
+
 /** A subscription planned before the upgrade, joined when the 101 is written. */
 interface Plan {
-  target: TerminalTarget
   terminal: Terminal
   start: Start
   subscriber: SocketSubscriber
-  holder: string
+  /** The session whose status poll the subscriber pauses while connected (none for a login). */
+  lease: { sessionId: string; holder: string } | undefined
 }
 
 const DIGITS = /^\d{1,20}$/
@@ -53,7 +60,14 @@ export function parseStreamQuery(query: Record<string, unknown>): StreamQuery {
   return parsed
 }
 
-/** The terminal a stream request names; refusals are the envelopes the document lists (400, 404). */
+/** Core refusals as the envelopes the document lists for the planes (400, 404). */
+function refused(error: unknown): never {
+  if (error instanceof NotFound) throw new HttpError(404, error.message)
+  if (error instanceof InvalidRequest) throw new HttpError(400, error.message)
+  throw error
+}
+
+/** The terminal a session stream request names. */
 function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget; query: StreamQuery } {
   const query = parseStreamQuery(request.query as Record<string, unknown>)
   const { id } = request.params as { id: string }
@@ -61,16 +75,17 @@ function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget
     const tab = query.tab_id !== undefined ? { id: query.tab_id } : { index: query.tab ?? 0 }
     return { target: core.sessions.terminal(id, query.repo_id, tab), query }
   } catch (error) {
-    if (error instanceof NotFound) throw new HttpError(404, error.message)
-    if (error instanceof InvalidRequest) throw new HttpError(400, error.message)
-    throw error
+    refused(error)
   }
 }
 
 /**
- * `GET /v1/sessions/{id}/stream` (WebSocket) and `stream-info`. Everything that can fail
- * happens before the upgrade, so a refusal is an ordinary envelope; the subscriber joins
- * as the 101 is written, so `X-SVC-Stream-Seq` carries its real start cursor.
+ * The terminal planes, one wire format (defaults.md "Terminal stream"): `GET
+ * /v1/sessions/{id}/stream` and `stream-info`, and `GET /v1/accounts/{agent}/{name}/login-stream`,
+ * the terminal of an account's running login (served for the web UI, not in the catalog).
+ * Everything that can fail happens before the upgrade, so a refusal is an ordinary
+ * envelope; the subscriber joins as the 101 is written, so `X-SVC-Stream-Seq` carries its
+ * real start cursor.
  */
 export function streamRoutes(core: Core, hub: StreamHub) {
   return async (app: FastifyInstance) => {
@@ -81,9 +96,45 @@ export function streamRoutes(core: Core, hub: StreamHub) {
       const plan = plans.get(request)
       if (!plan) return
       const cursor = plan.terminal.join(plan.subscriber, plan.start)
-      core.sessions.leases.hold(plan.target.sessionId, plan.holder, Infinity)
+      if (plan.lease) core.sessions.leases.hold(plan.lease.sessionId, plan.lease.holder, Infinity)
       headers.push(`X-SVC-Stream-Seq: ${cursor}`)
     })
+
+    /** Plans the subscription to the terminal the request names. */
+    async function plan(request: FastifyRequest, named: () => Promise<Named>): Promise<void> {
+      if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
+      const { tmuxName, since, leaseOn } = await named()
+      const terminal = await hub.terminal(tmuxName)
+      // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
+      const start = await terminal.start(since === undefined ? undefined : Number(since))
+      const lease = leaseOn === undefined ? undefined : { sessionId: leaseOn, holder: `stream-${++holders}` }
+      plans.set(request.raw, { terminal, start, subscriber: new SocketSubscriber(), lease })
+    }
+
+    function subscribe(socket: WebSocket, request: FastifyRequest): void {
+      const { terminal, subscriber, lease } = plans.get(request.raw) as Plan
+      plans.delete(request.raw)
+      subscriber.bind(socket)
+      socket.on('close', () => {
+        terminal.leave(subscriber)
+        if (lease) core.sessions.leases.release(lease.sessionId, lease.holder)
+      })
+      socket.on('message', (data: Buffer, binary: boolean) => {
+        try {
+          const frame = decodeClientFrame(binary ? data : data.toString('utf8'))
+          if (frame.type === 'detach') return socket.close(StreamClose.normal)
+          if (frame.type === 'resize') return terminal.resize(frame.rows, frame.cols)
+          try {
+            terminal.input(frame.data)
+          } catch (error) {
+            socket.close(StreamClose.inputFailed, `input failed: ${(error as Error).message}`.slice(0, 120))
+          }
+        } catch (error) {
+          if (!(error instanceof FrameError)) throw error
+          socket.close(error.code, error.message.slice(0, 120))
+        }
+      })
+    }
 
     app.get('/v1/sessions/:id/stream-info', { config: { restored: true } }, async (request) => {
       const { target, query } = targetOf(core, request)
@@ -95,41 +146,28 @@ export function streamRoutes(core: Core, hub: StreamHub) {
       {
         websocket: true,
         config: { restored: true },
-        preValidation: async (request) => {
-          if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
-          const { target, query } = targetOf(core, request)
-          const terminal = await hub.terminal(target)
-          // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
-          const since = query.since === undefined ? undefined : Number(query.since)
-          const start = await terminal.start(since)
-          plans.set(request.raw, { target, terminal, start, subscriber: new SocketSubscriber(), holder: `stream-${++holders}` })
-        },
+        preValidation: (request) =>
+          plan(request, async () => {
+            const { target, query } = targetOf(core, request)
+            return { tmuxName: target.tmuxName, since: query.since, leaseOn: target.sessionId }
+          }),
       },
-      (socket: WebSocket, request) => {
-        const plan = plans.get(request.raw) as Plan
-        plans.delete(request.raw)
-        const { terminal, subscriber } = plan
-        subscriber.bind(socket)
-        socket.on('close', () => {
-          terminal.leave(subscriber)
-          core.sessions.leases.release(plan.target.sessionId, plan.holder)
-        })
-        socket.on('message', (data: Buffer, binary: boolean) => {
-          try {
-            const frame = decodeClientFrame(binary ? data : data.toString('utf8'))
-            if (frame.type === 'detach') return socket.close(StreamClose.normal)
-            if (frame.type === 'resize') return terminal.resize(frame.rows, frame.cols)
-            try {
-              terminal.input(frame.data)
-            } catch (error) {
-              socket.close(StreamClose.inputFailed, `input failed: ${(error as Error).message}`.slice(0, 120))
-            }
-          } catch (error) {
-            if (!(error instanceof FrameError)) throw error
-            socket.close(error.code, error.message.slice(0, 120))
-          }
-        })
+      subscribe,
+    )
+
+    app.get(
+      '/v1/accounts/:agent/:name/login-stream',
+      {
+        websocket: true,
+        config: { restored: true },
+        preValidation: (request) =>
+          plan(request, async () => {
+            const { since } = parseStreamQuery(request.query as Record<string, unknown>)
+            const { agent, name } = request.params as { agent: string; name: string }
+            return { tmuxName: await core.accounts.loginTerminal(agent, name).catch(refused), since }
+          }),
       },
+      subscribe,
     )
   }
 }

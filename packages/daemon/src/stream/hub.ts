@@ -1,25 +1,25 @@
-import type { TerminalTarget, Tmux } from '@svc/core'
+import type { Tmux } from '@svc/core'
 import { Terminal } from './terminal.js'
 
 /**
- * The terminal streams: one Terminal per (session, tab), made on the first subscriber
- * and dropped when its pty exits (its tab or session went away, or it idled out).
+ * The terminal streams: one Terminal per tmux session streamed (a session's tab, an
+ * account's login), made on the first subscriber and dropped when its pty exits (the
+ * tmux session went away, or it idled out).
  */
 export class StreamHub {
   private readonly terminals = new Map<string, Promise<Terminal>>()
 
   constructor(private readonly tmux: Tmux) {}
 
-  /** The tab's running terminal, started at the size of the window so attaching resizes nothing. */
-  terminal(target: TerminalTarget): Promise<Terminal> {
-    const key = `${target.sessionId}/${target.tabId}`
-    const known = this.terminals.get(key)
+  /** The tmux session's running terminal, started at the size of its window so attaching resizes nothing. */
+  terminal(tmuxName: string): Promise<Terminal> {
+    const known = this.terminals.get(tmuxName)
     if (known) return known
-    const opening = this.tmux.screen(target.tmuxName).then(
-      (screen) => new Terminal(target, this.tmux, { rows: screen.clientRows, cols: screen.cols }, () => this.terminals.delete(key)),
+    const opening = this.tmux.screen(tmuxName).then(
+      (screen) => new Terminal(tmuxName, this.tmux, { rows: screen.clientRows, cols: screen.cols }, () => this.terminals.delete(tmuxName)),
     )
-    this.terminals.set(key, opening)
-    opening.catch(() => this.terminals.delete(key))
+    this.terminals.set(tmuxName, opening)
+    opening.catch(() => this.terminals.delete(tmuxName))
     return opening
   }
 

@@ -1,6 +1,6 @@
 import { spawn, type IPty } from 'node-pty'
 import { encodeServerFrame, type ServerFrame, type WireFrame } from '@svc/protocol'
-import type { Screen, TerminalTarget, Tmux } from '@svc/core'
+import type { Screen, Tmux } from '@svc/core'
 import { ReplayRing } from './ring.js'
 
 /** How long a terminal outlives its last subscriber, so a quick reconnect finds it warm. */
@@ -33,8 +33,8 @@ export function repaintOf(screen: Screen): Buffer {
 }
 
 /**
- * One tab's terminal as the daemon watches it: a pty running `tmux attach` on the
- * daemon's server, shared by every subscriber, with the replay ring of its output.
+ * One tmux session's terminal as the daemon watches it: a pty running `tmux attach` on
+ * the daemon's server, shared by every subscriber, with the replay ring of its output.
  */
 export class Terminal {
   readonly subscribers = new Set<Subscriber>()
@@ -47,7 +47,7 @@ export class Terminal {
   private attachedAt = 0
 
   constructor(
-    readonly target: TerminalTarget,
+    readonly tmuxName: string,
     private readonly tmux: Tmux,
     size: { rows: number; cols: number },
     private readonly gone: (terminal: Terminal) => void,
@@ -59,7 +59,7 @@ export class Terminal {
 
   private attach(): IPty {
     const env = Object.fromEntries(CLIENT_ENV_NAMES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])))
-    const pty = spawn('tmux', ['-S', this.tmux.socket, 'attach-session', '-t', `=${this.target.tmuxName}`], {
+    const pty = spawn('tmux', ['-S', this.tmux.socket, 'attach-session', '-t', `=${this.tmuxName}`], {
       name: 'xterm-256color',
       cols: this.size.cols,
       rows: this.size.rows,
@@ -86,7 +86,7 @@ export class Terminal {
     if (since !== undefined && this.ring.since(since) !== undefined) return { cursor: since, repaint: undefined }
     // The cursor is taken before the capture: output in between is sent again, never lost.
     const cursor = this.ring.cursor
-    const screen = await this.tmux.screen(this.target.tmuxName, { escapes: true })
+    const screen = await this.tmux.screen(this.tmuxName, { escapes: true })
     return { cursor, repaint: repaintOf(screen) }
   }
 
@@ -149,7 +149,7 @@ export class Terminal {
    */
   private async clientExited(code: number): Promise<void> {
     if (!this.closing && this.subscribers.size > 0 && Date.now() - this.attachedAt >= REATTACH_AFTER_MS) {
-      const tabRuns = await this.tmux.screen(this.target.tmuxName).then(
+      const tabRuns = await this.tmux.screen(this.tmuxName).then(
         () => true,
         () => false,
       )

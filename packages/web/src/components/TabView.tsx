@@ -1,4 +1,4 @@
-import { webtabPath } from '@svc/protocol/browser'
+import { streamPath, webtabPath } from '@svc/protocol/browser'
 import { useEffect, useState } from 'react'
 import { api, type Session } from '../api'
 import { TerminalView } from './TerminalView'
@@ -28,7 +28,13 @@ export function TabView({ session, tab }: { session: Session; tab: Tab }) {
     }
     return <ProxiedTab session={session} tab={tab} />
   }
-  return <TerminalView key={tab.id ?? tab.name} session={session.id} tabId={tab.id} />
+  return (
+    <TerminalView
+      key={tab.id ?? tab.name}
+      path={(since) => streamPath(session.id, { ...(tab.id ? { tabId: tab.id } : {}), ...(since === undefined ? {} : { since }) })}
+      endedText="the tab ended"
+    />
+  )
 }
 
 /**

@@ -5,13 +5,26 @@ import type { BrowserTerminal } from '@svc/protocol/browser'
 import { api } from '../api'
 import { KeyRow } from './KeyRow'
 
+interface TerminalProps {
+  /** The plane's path, replaying from `since` when given (`streamPath`, `loginStreamPath`). */
+  path: (since: bigint | undefined) => string
+  /** Written when the terminal ends (its tmux session went away). */
+  endedText: string
+  ended?: () => void
+}
+
 /**
- * A session tab's terminal over the stream. The cursor counts the output bytes received,
- * so a dropped connection comes back with `since` and the ring replays what was missed.
+ * A terminal over a stream plane: a session's tab, or an account's login. The cursor
+ * counts the output bytes received, so a dropped connection comes back with `since` and
+ * the ring replays what was missed.
  */
-export function TerminalView({ session, tabId }: { session: string; tabId: string | undefined }) {
+export function TerminalView({ path, endedText, ended: onEnded }: TerminalProps) {
   const host = useRef<HTMLDivElement>(null)
   const link = useRef<BrowserTerminal | undefined>(undefined)
+  // The path without a cursor names the terminal: a new one starts over.
+  const source = path(undefined)
+  const latest = useRef({ path, onEnded })
+  latest.current = { path, onEnded }
   useEffect(() => {
     const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5000 })
     const fit = new FitAddon()
@@ -22,7 +35,7 @@ export function TerminalView({ session, tabId }: { session: string; tabId: strin
     let ended = false
     let retry: ReturnType<typeof setTimeout> | undefined
     const connect = () => {
-      link.current = api.stream(session, { ...(tabId ? { tabId } : {}), ...(cursor === undefined ? {} : { since: cursor }) }, {
+      link.current = api.stream(latest.current.path(cursor), {
         frame(frame) {
           if (frame.type === 'hello') cursor = frame.cursor
           else if (frame.type === 'output') {
@@ -31,7 +44,8 @@ export function TerminalView({ session, tabId }: { session: string; tabId: strin
           } else if (frame.type === 'repaint') term.write(frame.data)
           else if (frame.type === 'exit') {
             ended = true
-            term.write('\r\n[the tab ended]\r\n')
+            term.write(`\r\n[${endedText}]\r\n`)
+            latest.current.onEnded?.()
           }
         },
         closed() {
@@ -55,7 +69,7 @@ export function TerminalView({ session, tabId }: { session: string; tabId: strin
       link.current?.close()
       term.dispose()
     }
-  }, [session, tabId])
+  }, [source, endedText])
   return (
     <div className="terminal">
       <div className="xterm-host" ref={host} data-testid="terminal" />

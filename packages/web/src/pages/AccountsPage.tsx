@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
-import type { ResponseOf } from '@svc/protocol/browser'
+import { loginStreamPath, type ResponseOf } from '@svc/protocol/browser'
 import { api } from '../api'
+import { TerminalView } from '../components/TerminalView'
 import { Outcome, useAction } from '../use-action'
 
 type Accounts = ResponseOf<'ListAccounts'>
@@ -8,7 +9,7 @@ type Accounts = ResponseOf<'ListAccounts'>
 export function AccountsPage() {
   const [listed, setListed] = useState<Accounts | undefined>()
   const [form, setForm] = useState({ agent: '', name: '' })
-  const [login, setLogin] = useState<string | undefined>()
+  const [login, setLogin] = useState<{ agent: string; name: string; started: number } | undefined>()
   const { busy, outcome, run } = useAction()
   const reload = () => run(async () => setListed(await api.call('ListAccounts', {})))
   useEffect(() => void reload(), [])
@@ -20,8 +21,8 @@ export function AccountsPage() {
             {account.agent} / {account.name}: {account.logged_in ? 'logged in' : 'not logged in'}{' '}
             <button type="button" disabled={busy} onClick={() =>
                 void run(async () => {
-                  const started = await api.call('AccountLogin', { agent: account.agent, name: account.name })
-                  setLogin(started.attach_command)
+                  await api.call('AccountLogin', { agent: account.agent, name: account.name })
+                  setLogin({ agent: account.agent, name: account.name, started: Date.now() })
                 })
               }>
               Log in
@@ -30,9 +31,17 @@ export function AccountsPage() {
         ))}
       </ul>
       {login ? (
-        <p>
-          The login runs on the daemon's machine; finish it there with <code>{login}</code>
-        </p>
+        <div className="login" data-testid="login">
+          <h3>
+            Logging in {login.agent} / {login.name}
+          </h3>
+          <TerminalView
+            key={login.started}
+            path={(since) => loginStreamPath(login.agent, login.name, since)}
+            endedText="the login ended"
+            ended={() => void reload()}
+          />
+        </div>
       ) : null}
       <form
         onSubmit={(event) => {
