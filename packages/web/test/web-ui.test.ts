@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, tempHomes, tmux, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, startSessionDaemon, tempHomes, tmux, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /** The web UI in a real browser against a real daemon, logged in by the URL `svc web` prints. */
 const present = browserPresent('web-ui.test.ts')
@@ -129,6 +129,62 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await page.locator('li', { hasText: 'claude / work: logged in' }).waitFor()
   })
 
+  it('badges a session that needs the user until it is opened, and raises an opted-in notification from a background tab', async () => {
+    const background = await browser.newPage()
+    // A tab in the background, whose notifications are recorded as they are raised.
+    await background.addInitScript(`
+      Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' })
+      window.raised = []
+      window.Notification = class extends window.Notification {
+        constructor(title, options) {
+          super(title, options)
+          window.raised.push(title)
+        }
+      }
+    `)
+    await browser.grantPermissions(['notifications'], { origin })
+    await background.goto(`${origin}/`)
+    await page.goto(`${origin}/`)
+    await page.locator('[data-testid=feed]', { hasText: 'live' }).waitFor()
+    await background.locator('[data-testid=feed]', { hasText: 'live' }).waitFor()
+
+    // beta works on a prompt and settles: it needs the user.
+    await daemon.client.call('SendPrompt', { title: 'beta', prompt: 'work then wait' })
+    const row = page.locator('[data-session=beta]')
+    await row.locator('.badge.attention', { hasText: 'needs you' }).waitFor({ timeout: 30_000 })
+    await page.locator('nav .badge', { hasText: /^[1-9]/ }).waitFor()
+    await waitFor(async () => {
+      const raised = await background.evaluate<string[]>('window.raised')
+      return raised.includes('svc: beta finished working') || undefined
+    })
+    // Opening it is seeing it.
+    await row.click()
+    await page.locator('.session-head h1', { hasText: 'beta' }).waitFor()
+    await page.goto(`${origin}/#/`)
+    await page.locator('[data-session=beta]').waitFor()
+    expect(await page.locator('[data-session=beta] .badge.attention').count()).toBe(0)
+    await background.close()
+  })
+
+  it('shows every config key with its purpose, a refused value inline beside its key, and saves a good one', async () => {
+    await page.goto(`${origin}/#/config`)
+    const row = page.locator('form[data-key=daemon_poll_interval]')
+    await row.waitFor()
+    expect(await page.locator('form.config-row').count()).toBe((await daemon.client.call('GetConfig', {})).entries.length)
+    expect(await row.locator('.purpose').innerText()).toMatch(/How often panes are compared/)
+    await row.locator('input').fill('soon')
+    await row.getByRole('button', { name: 'Save' }).click()
+    await row.locator('.error').waitFor()
+    expect(await page.locator('form.config-row .error').count()).toBe(1)
+    const before = (await daemon.client.call('GetConfig', {})).entries.find((entry) => entry.key === 'daemon_poll_interval')
+    expect(before?.value).toBe('200ms')
+    await row.locator('input').fill('300ms')
+    await row.getByRole('button', { name: 'Save' }).click()
+    await row.locator('.ok').waitFor()
+    const after = (await daemon.client.call('GetConfig', {})).entries.find((entry) => entry.key === 'daemon_poll_interval')
+    expect(after?.value).toBe('300ms')
+  })
+
   it('fits a phone: the session terminal and the key row at 390×844', async () => {
     const phone = await browser.newPage()
     await phone.setViewportSize({ width: 390, height: 844 })
@@ -144,6 +200,20 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     const shot = await phone.screenshot({ path: '/tmp/web-phone.png' })
     expect(shot.length).toBeGreaterThan(1000)
     await phone.close()
+  })
+
+  it('says reconnecting while the daemon restarts, and is live again with what changed meanwhile', async () => {
+    await page.goto(`${origin}/`)
+    const feed = page.locator('[data-testid=feed]')
+    await feed.filter({ hasText: 'live' }).waitFor()
+    await daemon.stop()
+    await feed.filter({ hasText: 'reconnecting' }).waitFor()
+    // Back on the same address (the login cookie holds); the sessions ran on in tmux meanwhile.
+    daemon = await startSessionDaemon({ home: daemon.home, settings: { network: { listen_addr: origin.replace('http://', '') } } })
+    await feed.filter({ hasText: 'live' }).waitFor({ timeout: 30_000 })
+    await daemon.client.call('CreateSession', { repo_path: repo, title: 'after-restart', program: 'claude' })
+    await page.locator('[data-session=after-restart]').waitFor()
+    expect(await page.locator('[data-session=alpha]').count()).toBe(1)
   })
 })
 
