@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DaemonError } from '@svc/protocol'
-import { FAKE_AGENT, makeRepo, record, runCli, startSessionDaemon, tempHomes, tmux, tmuxSessions, waitFor, type TestDaemon } from '@svc/test-kit'
+import { envDump, FAKE_AGENT, makeRepo, record, runCli, startSessionDaemon, tempHomes, tmux, tmuxSessions, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string
@@ -25,14 +25,11 @@ const AMBIENT = {
 const dumpOf = (kind: string) => join(dir, `${kind}.env.json`)
 const program = (kind: string) => `node ${FAKE_AGENT} --env-dump ${dumpOf(kind)}`
 
-async function freshDump(kind: string): Promise<Record<string, string>> {
-  return waitFor(async () => JSON.parse(await readFile(dumpOf(kind), 'utf8').catch(() => 'null')) ?? undefined)
-}
 
 async function dumpAfter(kind: string, action: () => Promise<unknown>): Promise<Record<string, string>> {
   await writeFile(dumpOf(kind), 'null')
   await action()
-  return freshDump(kind)
+  return envDump(dumpOf(kind))
 }
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777

@@ -1,7 +1,7 @@
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { tempHomes, waitFor, type TestDaemon, FAKE_AGENT, makeRepo, startSessionDaemon } from '@svc/test-kit'
+import { envDump, tempHomes, type TestDaemon, FAKE_AGENT, makeRepo, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string
@@ -32,9 +32,6 @@ async function daemonWith(env: Record<string, string>, settings: Record<string, 
   })
 }
 
-async function dumpOf(file: string): Promise<Record<string, string>> {
-  return waitFor(async () => JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? undefined)
-}
 
 it('gives panes the allowlist, the agent\'s own names and passthrough names, never other secrets', async () => {
   const daemon = await daemonWith({})
@@ -44,7 +41,7 @@ it('gives panes the allowlist, the agent\'s own names and passthrough names, nev
     value: `node ${FAKE_AGENT} --env-dump ${claudeDump}`,
   })
   await daemon.client.call('CreateSession', { repo_path: repo, title: 'claude-env' })
-  const claude = await dumpOf(claudeDump)
+  const claude = await envDump(claudeDump)
   expect(claude.PASSED_NAME).toBe('passed-through')
   expect(claude.ANTHROPIC_API_KEY).toBe('sk-ant-test')
   expect(claude.LC_TEST_LOCALE).toBe('kept')
@@ -58,7 +55,7 @@ it('gives panes the allowlist, the agent\'s own names and passthrough names, nev
   // A command line that is no known agent gets no agent keys at all.
   const plainDump = join(dir, 'plain.json')
   await daemon.client.call('CreateSession', { repo_path: repo, title: 'plain-env', program: `node ${FAKE_AGENT} --env-dump ${plainDump}` })
-  const plain = await dumpOf(plainDump)
+  const plain = await envDump(plainDump)
   expect(plain.PASSED_NAME).toBe('passed-through')
   expect(plain).not.toHaveProperty('ANTHROPIC_API_KEY')
   expect(plain).not.toHaveProperty('SVC_TEST_SECRET')
@@ -66,7 +63,7 @@ it('gives panes the allowlist, the agent\'s own names and passthrough names, nev
   // Shell and process tabs get the same filter.
   const tabDump = join(dir, 'tab.json')
   await daemon.client.call('CreateTab', { title: 'claude-env', command: `node -e 'require("fs").writeFileSync("${tabDump}", JSON.stringify(process.env))'` })
-  const tab = await dumpOf(tabDump)
+  const tab = await envDump(tabDump)
   expect(tab.PASSED_NAME).toBe('passed-through')
   expect(tab.ANTHROPIC_API_KEY).toBe('sk-ant-test')
   expect(tab).not.toHaveProperty('SVC_TEST_SECRET')
@@ -75,7 +72,7 @@ it('gives panes the allowlist, the agent\'s own names and passthrough names, nev
   await daemon.client.call('SetConfigValue', { key: 'session_env_passthrough', value: 'SVC_TEST_SECRET' })
   const laterDump = join(dir, 'later.json')
   await daemon.client.call('CreateSession', { repo_path: repo, title: 'later-env', program: `node ${FAKE_AGENT} --env-dump ${laterDump}` })
-  const later = await dumpOf(laterDump)
+  const later = await envDump(laterDump)
   expect(later.SVC_TEST_SECRET).toBe('hunter2')
   expect(later).not.toHaveProperty('PASSED_NAME')
 })
@@ -85,7 +82,7 @@ it('passes a cloud group only when the agent\'s provider-selecting variable is s
   const dump = join(dir, 'bedrock.json')
   await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: `node ${FAKE_AGENT} --env-dump ${dump}` })
   await daemon.client.call('CreateSession', { repo_path: repo, title: 'bedrock' })
-  const claude = await dumpOf(dump)
+  const claude = await envDump(dump)
   expect(claude.AWS_SECRET_ACCESS_KEY).toBe('aws-secret')
   expect(claude.CLAUDE_CODE_USE_BEDROCK).toBe('1')
   expect(claude).not.toHaveProperty('SVC_TEST_SECRET')
@@ -99,5 +96,5 @@ it('points the agent at an account\'s credential home', async () => {
   await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: `node ${FAKE_AGENT} --env-dump ${dump}` })
   const { instance } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'work-account', account: 'work' })
   expect(instance.account).toBe('work')
-  expect((await dumpOf(dump)).CLAUDE_CONFIG_DIR).toBe(account)
+  expect((await envDump(dump)).CLAUDE_CONFIG_DIR).toBe(account)
 })

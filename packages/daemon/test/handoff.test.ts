@@ -3,6 +3,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  envDump,
   FAKE_AGENT,
   git,
   makeRepo,
@@ -32,9 +33,6 @@ const panePid = (daemon: TestDaemon, tmuxName: string) => tmux(daemon.home, 'dis
 const startCommand = (daemon: TestDaemon, tmuxName: string) =>
   tmux(daemon.home, 'display-message', '-p', '-t', `=${tmuxName}:`, '#{pane_start_command}')
 
-async function dump(file: string): Promise<Record<string, string>> {
-  return waitFor(async () => JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? undefined)
-}
 
 /** Two agent kinds, each the fake agent writing its environment to its own file. */
 function agents(dir: string, codexFlags = '') {
@@ -99,7 +97,7 @@ describe('HandoffSession', () => {
     // A new agent process, of the other kind, in the same tmux session.
     expect(panePid(daemon, tmuxName)).not.toBe(claudePid)
     expect(startCommand(daemon, tmuxName)).toContain(kinds.codexDump)
-    expect((await dump(kinds.codexDump)).SVC_SESSION_ID).toBe(instance.id)
+    expect((await envDump(kinds.codexDump)).SVC_SESSION_ID).toBe(instance.id)
     expect(existsSync(instance.path)).toBe(true)
 
     const pane = await briefRead(daemon, tmuxName)
@@ -144,7 +142,7 @@ describe('HandoffSession', () => {
     await writeFile(kinds.codexDump, 'null')
     const answer = await daemon.client.call('HandoffSession', { title: 'parser', account: 'team', brief: 'finish the trailing-comma support' })
     expect([answer.from, answer.to]).toEqual([{ program: 'codex', account: '' }, { program: 'codex', account: 'team' }])
-    const env = await dump(kinds.codexDump)
+    const env = await envDump(kinds.codexDump)
     expect(env.CODEX_HOME).toBe(join(daemon.home, 'accounts', 'codex', 'team'))
     expect(env).not.toHaveProperty('OPENAI_API_KEY')
     expect(env).not.toHaveProperty('CODEX_API_KEY')
@@ -180,7 +178,7 @@ describe('HandoffSession', () => {
     const refused = await daemon.post('/v1/HandoffSession', { title: 'parser', to: 'aider' })
     // Its last words, when tmux caught them before the pane died.
     expect(refused.json.error.message).toMatch(/^aider exited as it started( \(fake-agent: failing at start\))?; the session goes on under codex \(account team\)$/)
-    expect((await dump(kinds.codexDump)).CODEX_HOME).toBe(join(daemon.home, 'accounts', 'codex', 'team'))
+    expect((await envDump(kinds.codexDump)).CODEX_HOME).toBe(join(daemon.home, 'accounts', 'codex', 'team'))
     const after = await waitForSession(daemon, 'parser', (s) => s.liveness_name === 'ready')
     expect([after.program, after.account, after.tabs[0]?.handoffs]).toEqual([before.program, before.account, before.tabs[0]?.handoffs])
     expect(await readdir(join(daemon.home, 'handoffs'))).toEqual([])
@@ -230,7 +228,7 @@ describe('a handoff the daemon died in', () => {
     expect(reverted).not.toHaveProperty('mission_pending')
     // The old agent runs again under the same tmux name; the half-started one is gone.
     expect(startCommand(second, tmuxName)).toContain(kinds.claudeDump)
-    await dump(kinds.claudeDump)
+    await envDump(kinds.claudeDump)
     expect(await readdir(join(home, 'handoffs'))).toEqual([])
     expect(await readFile(second.paths.log, 'utf8')).toContain('reverted a handoff the daemon died in')
     await waitForSession(second, 'crash', (s) => s.liveness_name === 'ready')

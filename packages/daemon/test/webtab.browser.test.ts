@@ -1,19 +1,16 @@
-import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { createServer, type ViteDevServer } from 'vite'
-import { makeRepo, send, startSessionDaemon, tempHomes, type TestDaemon } from '@svc/test-kit'
+import { browserPresent, launchChromium, makeRepo, send, startSessionDaemon, tempHomes, type TestDaemon } from '@svc/test-kit'
 
 /**
  * A real Vite dev server behind a web tab, in a real browser: at its preview origin the
  * page, its modules and its hot-reload socket all work, and an edit reaches the page
  * without a reload; the same-origin mirror serves what it is asked under its prefix.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const present = existsSync(CHROMIUM)
-if (!present && !process.env.CI) console.warn(`webtab.browser.test.ts: skipped, ${CHROMIUM} is missing; CI never skips it`)
+const present = browserPresent('webtab.browser.test.ts')
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -41,7 +38,7 @@ import.meta.hot?.accept('./message.js', (next) => { out.textContent = next.messa
   )
 }
 
-describe.runIf(present || process.env.CI)('a Vite dev server in a web tab', () => {
+describe.runIf(present)('a Vite dev server in a web tab', () => {
   beforeAll(async () => {
     const dir = await homes.make()
     const repo = await makeRepo(dir)
@@ -58,11 +55,7 @@ describe.runIf(present || process.env.CI)('a Vite dev server in a web tab', () =
     sessionId = (await daemon.client.call('CreateSession', { repo_path: repo, title: 'vite' })).instance.id
     tabId = (await daemon.post('/v1/CreateTab', { title: 'vite', kind: 'web', port: vitePort })).json.data.id
     tcpPort = portOf((await daemon.client.call('Health')).listeners.tcp_bound_addr)
-    browser = await chromium.launchPersistentContext(await homes.make(), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    browser = await launchChromium(await homes.make())
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

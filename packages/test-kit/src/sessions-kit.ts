@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { servicePaths } from '@svc/protocol'
@@ -7,6 +7,10 @@ import { startDaemon, waitFor, type DaemonOptions, type TestDaemon, type tempHom
 
 export const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.mjs', import.meta.url))
 export const AGENT = `node ${FAKE_AGENT}`
+/** The environment the fake agent started with `--env-dump <file>` wrote there, once it has. */
+export function envDump(file: string): Promise<Record<string, string>> {
+  return waitFor(async () => (JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as Record<string, string> | null) ?? undefined)
+}
 /** Prints screenfuls a few milliseconds apart until stopped. */
 export const FLOOD = fileURLToPath(new URL('../fixtures/flood.mjs', import.meta.url))
 

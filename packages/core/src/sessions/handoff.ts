@@ -64,11 +64,12 @@ export class Handoffs {
     }
     return this.table.operate(request, async (record) => {
       liveOrRefuse(record)
+      // A handoff that changes nothing is refused whatever the agent is doing.
+      const to = this.successor(record, request)
       if (!canHandoff(record)) {
         throw new Refused(`session "${record.title}" is busy (${stateOf(record) ?? 'in flight'}); hand it over once it is ready or at its usage limit`)
       }
       const from = { program: record.program, account: record.account }
-      const to = this.successor(record, request)
       if (to.account) this.runtime.accountHome(to.program, to.account)
       const reason: HandoffReason = stateOf(record) === 'limit-reached' ? 'usage-limit' : 'handed-over'
       const work = await workState(record.path, record.base_sha, this.runtime.subprocessEnv())
