@@ -112,11 +112,13 @@ describe('accounts', () => {
     const stream = await daemon.client.loginStream('codex', 'personal')
     stream.input('the code from the browser\r')
     await login.shows('received: the code from the browser')
-    stream.close()
-    // The flow ends (here: its tmux session goes): every subscriber gets the exit frame.
-    tmux(daemon.home, 'kill-session', '-t', '=svc_login_codex_personal')
+    await login.shows('done')
+    // The flow ends: its tmux session goes with it, and every subscriber gets the exit frame.
+    stream.input('/exit\r')
     await login.until((frame) => frame.type === 'exit')
     await login.done
+    stream.close()
+    expect(tmuxSessions(daemon.home)).not.toContain('svc_login_codex_personal')
 
     const refused = (agent: string, name: string) => daemon.client.loginStream(agent, name).catch((error: DaemonError) => error)
     expect(await refused('codex', 'personal')).toMatchObject({

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, startSessionDaemon, tempHomes, tmux, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, startSessionDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /** The web UI in a real browser against a real daemon, logged in by the URL `svc web` prints. */
 const present = browserPresent('web-ui.test.ts')
@@ -122,9 +122,10 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await login.locator('.xterm-helper-textarea').focus()
     await page.keyboard.type('code-from-the-browser\r')
     await waitFor(() => paneText(daemon.home, 'svc_login_claude_work').includes('received: code-from-the-browser') || undefined)
+    await waitFor(() => paneText(daemon.home, 'svc_login_claude_work').includes('done') || undefined)
     // The flow writes the credential and ends: the terminal says so and the list follows.
     await writeFile(join(daemon.home, 'accounts', 'claude', 'work', '.credentials.json'), '{}')
-    tmux(daemon.home, 'kill-session', '-t', '=svc_login_claude_work')
+    await page.keyboard.type('/exit\r')
     await waitFor(async () => (await terminalText(login)).includes('[the login ended]') || undefined)
     await page.locator('li', { hasText: 'claude / work: logged in' }).waitFor()
   })

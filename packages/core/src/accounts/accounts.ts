@@ -87,7 +87,8 @@ export class Accounts {
     const env = accountEnvironment(paneEnvironment(this.source, agent, this.config.get('session_env_passthrough')), agent, dir)
     const command = `${commandLineOf(agent.name, this.config.get('program_overrides'))} ${agent.loginArgs}`
     await this.tmux.killSessions([session])
-    await this.tmux.newSession({ name: session, cwd: dir, env, command: ['/bin/sh', '-c', `exec ${command}`] })
+    // The session ends with the flow, so a login terminal streamed to a browser says so.
+    await this.tmux.newSession({ name: session, cwd: dir, env, command: ['/bin/sh', '-c', `exec ${command}`], endsWithCommand: true })
     return {
       tmux_session: session,
       tmux_socket: this.tmux.socket,

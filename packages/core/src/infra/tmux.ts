@@ -54,6 +54,8 @@ export interface NewSession {
   command: string[]
   width?: number
   height?: number
+  /** The session goes when its command ends, instead of keeping the dead pane (a login flow). */
+  endsWithCommand?: boolean
 }
 
 export class TmuxError extends Error {
@@ -130,6 +132,7 @@ export class Tmux {
     await this.run([
       ...SERVER_OPTIONS,
       ['new-session', '-d', '-s', spec.name, '-c', spec.cwd, ...size, ...env, '--', ...spec.command],
+      ...(spec.endsWithCommand ? [['set-option', '-w', '-t', `${sessionTarget(spec.name)}:`, 'remain-on-exit', 'off']] : []),
     ])
   }
 
