@@ -96,6 +96,9 @@ describe('editor tabs', () => {
     expect(tab).toMatchObject({ kind_name: 'editor', tmux_name: `${instance.tabs[0]?.tmux_name}__editor` })
     // web_proxied is for web tabs only, though an editor tab is proxied too.
     expect(tab).not.toHaveProperty('web_proxied')
+    // One editor per session: it has the session's preview origin.
+    const second = await withEditor.post('/v1/CreateTab', { title: 'edit', kind: 'editor' })
+    expect(second.json.error.message).toBe('session "edit" has an editor tab already ("editor"); it serves the whole worktree')
     const url = new URL(tab?.url as string)
     expect(url.hostname).toBe('127.0.0.1')
     // Anyone else on the machine who finds the port meets the login wall.

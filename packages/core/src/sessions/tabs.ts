@@ -83,7 +83,12 @@ export async function openTab(
   request: Static<typeof CreateTabRequest>,
   runtime: Runtime,
 ): Promise<Static<typeof CreateTabResponse>> {
-  if (kind === TabKind.editor) runtime.editor()
+  if (kind === TabKind.editor) {
+    runtime.editor()
+    // A session's editor has the session's preview origin: a second one would share it.
+    const editor = record.tabs.find((tab) => tab.kind === TabKind.editor)
+    if (editor) throw new Refused(`session ${quote(record.title)} has an editor tab already (${quote(editor.name)}); it serves the whole worktree`)
+  }
   const names = new Set(record.tabs.map((tab) => tab.name))
   const name = unique(sanitizeTabName(request.name || defaultTabName(kind, request.command)) || 'tab', names)
   const tab: TabRecord = { id: tabId(), kind, name }
