@@ -78,7 +78,9 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await title.fill('gamma')
     await page.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
     await page.getByRole('button', { name: 'Create session' }).click()
-    await page.locator('.session-head h1', { hasText: 'gamma' }).waitFor({ timeout: 45_000 })
+    // The session's page, or the daemon's refusal on the form: either ends the wait, and says which.
+    await page.locator('.session-head h1', { hasText: 'gamma' }).or(page.locator('.new-session .error')).waitFor({ timeout: 45_000 })
+    expect(await page.locator('.new-session .error').count(), await page.locator('main').innerText()).toBe(0)
     const created = await waitForSession(daemon, 'gamma', (s) => s.liveness_name !== '')
     expect(created.repo_path).toBe(repo)
   })
