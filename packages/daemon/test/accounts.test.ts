@@ -120,6 +120,18 @@ describe('accounts', () => {
     stream.close()
     expect(tmuxSessions(daemon.home)).not.toContain('svc_login_codex_personal')
 
+    // A flow that fails shows why, and ends when the watcher has read it.
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: `node ${FAKE_AGENT} --fail-start` })
+    await daemon.client.call('AccountLogin', { agent: 'codex', name: 'broken' })
+    const failed = record(await daemon.client.loginStream('codex', 'broken'))
+    await failed.shows('[the login exited with status 1; press Enter to close]')
+    expect(failed.text()).toContain('fake-agent: failing at start')
+    const reader = await daemon.client.loginStream('codex', 'broken')
+    reader.input('\r')
+    await failed.until((frame) => frame.type === 'exit')
+    reader.close()
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: program('codex') })
+
     const refused = (agent: string, name: string) => daemon.client.loginStream(agent, name).catch((error: DaemonError) => error)
     expect(await refused('codex', 'personal')).toMatchObject({
       status: 404,

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, startSessionDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import { AGENT, browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, startSessionDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /** The web UI in a real browser against a real daemon, logged in by the URL `svc web` prints. */
 const present = browserPresent('web-ui.test.ts')
@@ -130,6 +130,12 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await page.keyboard.type('/exit\r')
     await waitFor(async () => (await terminalText(login)).includes('[the login ended]') || undefined)
     await page.locator('li', { hasText: 'claude / work: logged in' }).waitFor()
+
+    // A flow over before the page could watch it: the page says so instead of waiting forever.
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: 'true' })
+    await account.getByRole('button', { name: 'Log in' }).click()
+    await waitFor(async () => (await terminalText(login)).includes('[the login is not running (it may have ended already)]') || undefined, 20_000)
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: AGENT })
   })
 
   it('badges a session that needs the user until it is opened, and raises an opted-in notification from a background tab', async () => {

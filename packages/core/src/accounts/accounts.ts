@@ -87,8 +87,10 @@ export class Accounts {
     const env = accountEnvironment(paneEnvironment(this.source, agent, this.config.get('session_env_passthrough')), agent, dir)
     const command = `${commandLineOf(agent.name, this.config.get('program_overrides'))} ${agent.loginArgs}`
     await this.tmux.killSessions([session])
-    // The session ends with the flow, so a login terminal streamed to a browser says so.
-    await this.tmux.newSession({ name: session, cwd: dir, env, command: ['/bin/sh', '-c', `exec ${command}`], endsWithCommand: true })
+    // The session ends with the flow, so a login terminal streamed to a browser says so;
+    // a flow that fails keeps its words on screen until Enter, so the watcher reads why.
+    const script = `${command} || { printf '\\n[the login exited with status %s; press Enter to close]' "$?"; read _; }`
+    await this.tmux.newSession({ name: session, cwd: dir, env, command: ['/bin/sh', '-c', script], endsWithCommand: true })
     return {
       tmux_session: session,
       tmux_socket: this.tmux.socket,

@@ -33,6 +33,7 @@ export function TabView({ session, tab }: { session: Session; tab: Tab }) {
       key={tab.id ?? tab.name}
       path={(since) => streamPath(session.id, { ...(tab.id ? { tabId: tab.id } : {}), ...(since === undefined ? {} : { since }) })}
       endedText="the tab ended"
+      unavailableText="the tab's terminal cannot be opened"
     />
   )
 }

@@ -5,11 +5,16 @@ import type { BrowserTerminal } from '@svc/protocol/browser'
 import { api } from '../api'
 import { KeyRow } from './KeyRow'
 
+/** Tries, a second apart, before a terminal that never opened is given up on. */
+const NEVER_OPENED_TRIES = 5
+
 interface TerminalProps {
   /** The plane's path, replaying from `since` when given (`streamPath`, `loginStreamPath`). */
   path: (since: bigint | undefined) => string
   /** Written when the terminal ends (its tmux session went away). */
   endedText: string
+  /** Written when it never opens. */
+  unavailableText: string
   ended?: () => void
 }
 
@@ -18,7 +23,7 @@ interface TerminalProps {
  * counts the output bytes received, so a dropped connection comes back with `since` and
  * the ring replays what was missed.
  */
-export function TerminalView({ path, endedText, ended: onEnded }: TerminalProps) {
+export function TerminalView({ path, endedText, unavailableText, ended: onEnded }: TerminalProps) {
   const host = useRef<HTMLDivElement>(null)
   const link = useRef<BrowserTerminal | undefined>(undefined)
   // The path without a cursor names the terminal: a new one starts over.
@@ -33,6 +38,7 @@ export function TerminalView({ path, endedText, ended: onEnded }: TerminalProps)
     fit.fit()
     let cursor: bigint | undefined
     let ended = false
+    let refusals = 0
     let retry: ReturnType<typeof setTimeout> | undefined
     const connect = () => {
       link.current = api.stream(latest.current.path(cursor), {
@@ -50,6 +56,11 @@ export function TerminalView({ path, endedText, ended: onEnded }: TerminalProps)
         },
         closed() {
           if (ended) return
+          // A terminal that never opened (gone already, or never there) is not waited for forever.
+          if (cursor === undefined && ++refusals >= NEVER_OPENED_TRIES) {
+            term.write(`[${unavailableText}]\r\n`)
+            return
+          }
           retry = setTimeout(connect, 1000)
         },
       })
@@ -69,7 +80,7 @@ export function TerminalView({ path, endedText, ended: onEnded }: TerminalProps)
       link.current?.close()
       term.dispose()
     }
-  }, [source, endedText])
+  }, [source, endedText, unavailableText])
   return (
     <div className="terminal">
       <div className="xterm-host" ref={host} data-testid="terminal" />

@@ -39,6 +39,7 @@ export function AccountsPage() {
             key={login.started}
             path={(since) => loginStreamPath(login.agent, login.name, since)}
             endedText="the login ended"
+            unavailableText="the login is not running (it may have ended already)"
             ended={() => void reload()}
           />
         </div>
