@@ -1,15 +1,10 @@
-import { spawnSync } from 'node:child_process'
 import type { Command } from 'commander'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
+import { runAttached } from '../attached-terminal.js'
 import { outputOf, printTable } from '../output.js'
+import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
 import { reply } from '../reply.js'
-
-/** Whether `name`'s account shows its credential file now. */
-async function loggedIn(agent: string, name: string): Promise<boolean> {
-  const { accounts } = await callDaemon(resolvePaths(), 'ListAccounts', { agent })
-  return accounts.some((account) => account.name === name && account.logged_in)
-}
 
 export function accountsCommand(program: Command): void {
   const accounts = program
@@ -40,20 +35,22 @@ export function accountsCommand(program: Command): void {
       reply(command, response, response.created ? `registered ${agent} account ${name}` : `${agent} account ${name} exists`)
     })
 
-  accounts
-    .command('login <agent> <name>')
-    .description("run the agent's own login flow for one account in a tmux session, and attach to it (registers the account if missing)")
-    .option('--no-attach', 'start the login session and print how to attach to it')
-    .addHelpText('after', '\nDetach with the tmux prefix and d (C-b d); the login session stays until its flow ends.')
-    .action(async (agent: string, name: string, options: { attach: boolean }, command: Command) => {
-      const login = await callDaemon(resolvePaths(), 'AccountLogin', { agent, name })
+  withRemoteOptions(accounts.command('login <agent> <name>'))
+    .description("run the agent's own login flow for one account on the daemon's machine, and attach this terminal to it (registers the account if missing)")
+    .option('--no-attach', 'start the login and print how to attach to it on the daemon\'s machine')
+    .addHelpText('after', '\nThe terminal follows the login through the daemon (Ctrl-\\ detaches; the login runs on until its flow ends).')
+    .action(async (agent: string, name: string, options: RemoteOptions & { attach: boolean }, command: Command) => {
+      const client = await daemonFor(options)
+      const login = await client.call('AccountLogin', { agent, name })
       const attach = options.attach && process.stdin.isTTY && process.stdout.isTTY && !outputOf(command.optsWithGlobals()).json
       if (!attach) {
-        reply(command, login, `login for ${agent} account ${name} runs in tmux; attach with:\n  ${login.attach_command}`)
+        reply(command, login, `login for ${agent} account ${name} runs in tmux on the daemon's machine; attach there with:\n  ${login.attach_command}`)
         return
       }
-      spawnSync('tmux', ['-S', login.tmux_socket, 'attach', '-t', `=${login.tmux_session}`], { stdio: 'inherit' })
-      const done = await loggedIn(agent, name)
+      const ended = await runAttached(await client.loginStream(agent, name))
+      const { accounts: listed } = await client.call('ListAccounts', { agent })
+      const done = listed.some((account) => account.name === name && account.logged_in)
+      if (ended === 'detached') process.stdout.write(`[detached; the login runs on in tmux on the daemon's machine until its flow ends]\n`)
       process.stdout.write(done ? `${agent} account ${name} is logged in\n` : `${agent} account ${name} is not logged in yet\n`)
     })
 }

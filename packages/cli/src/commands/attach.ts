@@ -1,34 +1,11 @@
-import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { createClient, type Client } from '@svc/protocol'
 import { runAttached } from '../attached-terminal.js'
-import { connect, resolvePaths } from '../daemon-process.js'
+import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
 import { UsageError } from '../exit.js'
 import { lookupSession, withSessionRef, type SessionRefOptions } from '../session-ref.js'
 
-interface AttachOptions extends SessionRefOptions {
-  url?: string
-  tokenFile?: string
+interface AttachOptions extends SessionRefOptions, RemoteOptions {
   tab?: string
-}
-
-/** A remote daemon's token: SVC_TOKEN, else the file named, else this machine's own daemon-token. */
-function tokenFor(options: AttachOptions): string | undefined {
-  if (process.env.SVC_TOKEN) return process.env.SVC_TOKEN
-  const file = options.tokenFile ?? resolvePaths().token
-  try {
-    return readFileSync(file, 'utf8').trim()
-  } catch (error) {
-    if (options.tokenFile) throw new UsageError(`cannot read the token file ${file}: ${(error as Error).message}`)
-    return undefined
-  }
-}
-
-/** The daemon on --url / SVC_URL (its TCP listener), else the local one over its socket, started on demand. */
-async function daemonFor(options: AttachOptions): Promise<Client> {
-  const url = options.url ?? process.env.SVC_URL
-  if (url) return createClient({ url, token: tokenFor(options) })
-  return connect(resolvePaths())
 }
 
 /**
@@ -36,11 +13,9 @@ async function daemonFor(options: AttachOptions): Promise<Client> {
  * machine or a remote one, so no ssh or local tmux is needed; Ctrl-\ detaches.
  */
 export function attachCommand(sessions: Command): void {
-  withSessionRef(sessions.command('attach <title>'))
+  withRemoteOptions(withSessionRef(sessions.command('attach <title>')))
     .description("attach this terminal to the session's agent through the daemon's terminal stream (detach with Ctrl-\\)")
     .option('--tab <index>', "the tab's index (0, the agent, by default)")
-    .option('--url <url>', "a remote daemon's TCP listener, such as http://server:8443 (default: $SVC_URL, else this machine's socket)")
-    .option('--token-file <path>', "the remote daemon's token (default: $SVC_TOKEN, else $SERVICE_HOME/daemon-token)")
     .addHelpText('after', "\nWhile attached, the daemon does not read the agent's screen as work, and deferred prompts wait.")
     .action(async (title: string, options: AttachOptions) => {
       if (!process.stdin.isTTY) throw new UsageError('svc sessions attach needs a terminal, and stdin is not one')
