@@ -49,6 +49,7 @@ function contentTypeRefusal(request: FastifyRequest): string | undefined {
     const hasBody = length > 0 || request.headers['transfer-encoding'] !== undefined
     return hasBody ? 'a POST body needs "Content-Type: application/json"' : undefined
   }
+  if (type === 'application/json') return undefined // what clients send, without parsing it
   const media = type.split(';', 1)[0]?.trim().toLowerCase()
   return media === 'application/json'
     ? undefined
