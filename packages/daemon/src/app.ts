@@ -9,7 +9,7 @@ import { answerClientError } from './client-error.js'
 import { decoding } from './plugins/decoding.js'
 import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { networkSafety } from './plugins/network-safety.js'
-import { warmup } from './plugins/warmup.js'
+import { warmupRefusal } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
 import { accountRoutes } from './routes/accounts.js'
 import { configRoutes } from './routes/config.js'
@@ -54,12 +54,12 @@ export interface App {
 export async function buildApp({ core, log, token, listeners, previews }: AppOptions): Promise<App> {
   let handler: RequestListener | undefined
   const fastify = Fastify({
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it picks Fastify's logger type parameter, which App names
-    loggerInstance: log as FastifyBaseLogger,
+    // The daemon log reaches Fastify as each request's logger (request.log, where refusals and
+    // failures are logged), not as Fastify's own: with a logger of its own, Fastify times and
+    // listens to every response for request lines, which cost throughput and are not wanted.
+    childLoggerFactory: () => log as FastifyBaseLogger,
     // Per-request lines would flood daemon.log; failures are logged where they are mapped.
     logController: new LogController({ disableRequestLogging: true }),
-    // No per-request pino child: nothing logs per request, and creating one costs throughput.
-    childLoggerFactory: (logger) => logger,
     bodyLimit: MAX_BODY_BYTES,
     // HEAD is a wrong verb for /v1/health, not an implicit route.
     exposeHeadRoutes: false,
@@ -76,10 +76,7 @@ export async function buildApp({ core, log, token, listeners, previews }: AppOpt
   })
   await fastify.register(envelope)
   await fastify.register(decoding)
-  await fastify.register(networkSafety, { config: core.config, token, tokenPath: core.paths.token })
-  await fastify.register(warmup, { core })
-  // Upgrades are routed through the same hooks as requests: the gate runs before any socket is accepted.
-  await fastify.register(websocket)
+  await fastify.register(networkSafety, { config: core.config, token, tokenPath: core.paths.token, warmup: warmupRefusal(core) })
 
   const groups: AllHandlers = {
     health: healthRoutes(core, listeners),
@@ -94,12 +91,18 @@ export async function buildApp({ core, log, token, listeners, previews }: AppOpt
   for (const [group, handlers] of Object.entries(groups)) {
     await fastify.register(routeGroup(group as keyof AllHandlers, handlers as never))
   }
-  await fastify.register(eventRoutes(core))
   const hub = new StreamHub(core.sessions.tmux)
   fastify.addHook('onClose', () => hub.close())
-  await fastify.register(streamRoutes(core, hub))
+  // The WebSocket plugin hooks and wraps every route in its scope, so only the routes that
+  // upgrade share it. Upgrades are routed through the same hooks as requests: the gate
+  // runs before any socket is accepted.
+  await fastify.register(async (upgrading) => {
+    await upgrading.register(websocket)
+    await upgrading.register(eventRoutes(core))
+    await upgrading.register(streamRoutes(core, hub))
+    await upgrading.register(webtabRoutes(core, token))
+  })
   await fastify.register(pprofRoutes(core.config))
-  await fastify.register(webtabRoutes(core, token))
   await fastify.register(previewAuthRoutes(previews.origins, previews.port))
   // SVC_WEB_ROOT serves another build of the web UI (or, pointing nowhere, none).
   await fastify.register(webUi, { root: process.env.SVC_WEB_ROOT ?? webUiRoot() })

@@ -20,9 +20,8 @@ afterAll(async () => {
   await cleanup(home)
 })
 
-/** Served beside the catalog: the CORS preflight, the WebSocket planes (the login terminal among them), stream-info, profiling (404 while off), preview-auth and the web-tab proxy. */
+/** Served beside the catalog: the WebSocket planes (the login terminal among them), stream-info, profiling (404 while off), preview-auth and the web-tab proxy. */
 const BESIDE_THE_CATALOG = [
-  'OPTIONS *',
   `GET ${EVENTS_PATH}`,
   'GET /v1/sessions/:id/stream',
   'GET /v1/sessions/:id/stream-info',

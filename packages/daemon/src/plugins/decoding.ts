@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifySchemaValidationError, preValidationHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import Value from 'typebox/value'
@@ -46,19 +46,32 @@ function refusal(body: object): HttpError | undefined {
   return undefined
 }
 
+/** A catalog route's request schema, read only when a request asks for lenient decoding. */
+function requestSchema(request: FastifyRequest): RouteDef['request'] | undefined {
+  const route = request.routeOptions.config.route
+  return route?.method === 'POST' ? route.request : undefined
+}
+
 /**
  * One JSON value per body, whatever the content type. Empty, whitespace-only and `null`
- * bodies mean "no fields". A removed key is refused with guidance in both modes, before
- * lenient decoding would drop it. Strict decoding rejects unknown keys; the client-version
- * header makes it lenient (unknown keys are dropped before validation). Fastify's own
- * Ajv would silently strip unknown keys, so TypeBox's compiler validates instead.
+ * bodies, and no body at all, mean "no fields". A removed key is refused with guidance in
+ * both modes, before lenient decoding would drop it. Strict decoding rejects unknown keys;
+ * the client-version header makes it lenient (unknown keys are dropped before validation).
+ * Fastify's own Ajv would silently strip unknown keys, so TypeBox's compiler validates
+ * instead. Both happen in the parser and the validator, not in hooks of their own: every
+ * POST would pay for one.
  */
 export const decoding = fp(async (app: FastifyInstance) => {
-  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  app.setValidatorCompiler((route) => {
+    const validate = TypeBoxValidatorCompiler(route)
+    // A POST without a body is never parsed: it arrives here as null.
+    return route.httpPart === 'body' ? (value: unknown) => validate(value ?? {}) : validate
+  })
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, text, done) => {
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (request, text, done) => {
     const source = String(text)
-    if (source.trim() === '') return done(null, {})
+    // No fields: nothing to refuse or to drop (an empty Snapshot, a list call).
+    if (source === '{}' || source.trim() === '') return done(null, {})
     let value: unknown
     try {
       value = JSON.parse(source)
@@ -71,21 +84,9 @@ export const decoding = fp(async (app: FastifyInstance) => {
     }
     const refused = refusal(value)
     if (refused) return done(refused, undefined)
-    done(null, value)
-  })
-
-  // A hook of the POST routes alone, holding its route: GET requests skip it, and no
-  // request pays for reading its route options.
-  app.addHook('onRoute', (options) => {
-    const route = options.config?.route
-    if (route?.method !== 'POST') return
-    const decode: preValidationHookHandler = (request, _reply, done) => {
-      if (request.body === undefined || request.body === null) request.body = {}
-      const header = request.headers[CLIENT_VERSION_HEADER]
-      if (typeof header === 'string' && header !== '') request.body = Value.Clean(route.request, request.body)
-      done()
-    }
-    options.preValidation = [...[options.preValidation ?? []].flat(), decode]
+    const header = request.headers[CLIENT_VERSION_HEADER]
+    const schema = typeof header === 'string' && header !== '' ? requestSchema(request) : undefined
+    done(null, schema === undefined ? value : Value.Clean(schema, value))
   })
 })
 

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import cors from '@fastify/cors'
 import { isLoopbackHost, type Config } from '@svc/core'
 import { arrivedVia } from '../listeners.js'
 import { tokenGate } from './auth.js'
@@ -10,6 +9,8 @@ export interface NetworkSafetyOptions {
   config: Config
   token: string
   tokenPath: string
+  /** The warm-up 503 a request gets, if any (see warmup.ts). */
+  warmup: (request: FastifyRequest) => Error | undefined
 }
 
 /** The Host header as a URL origin, or undefined when it is missing or not a host[:port]. */
@@ -48,10 +49,24 @@ function contentTypeRefusal(request: FastifyRequest): string | undefined {
     const hasBody = length > 0 || request.headers['transfer-encoding'] !== undefined
     return hasBody ? 'a POST body needs "Content-Type: application/json"' : undefined
   }
+  if (type === 'application/json') return undefined // what clients send, without parsing it
   const media = type.split(';', 1)[0]?.trim().toLowerCase()
   return media === 'application/json'
     ? undefined
     : `unsupported content type "${type}": POST bodies must be application/json`
+}
+
+/**
+ * CORS for an origin in network.cors_allowed_origins: the origin echoed, and for its
+ * preflight the methods and the headers it asked for.
+ */
+function allowCrossOrigin(request: FastifyRequest, reply: FastifyReply, origin: string): void {
+  reply.header('access-control-allow-origin', origin)
+  if (!isPreflight(request)) return
+  reply.header('access-control-allow-methods', 'GET, POST')
+  reply.header('vary', 'Origin, Access-Control-Request-Headers')
+  const asked = request.headers['access-control-request-headers']
+  if (asked !== undefined) reply.header('access-control-allow-headers', asked)
 }
 
 /** Host and Origin: the refusal a request from an unexpected page or name gets, if any. */
@@ -67,11 +82,13 @@ function originRefusal(request: FastifyRequest, reply: FastifyReply, config: Con
       `host "${named}" is not allowed on a loopback listener: use localhost or 127.0.0.1, or add the name to network.allowed_hosts`,
     )
   }
-  // A preflight changes nothing; CORS answers it without echoing a refused origin.
-  if (origin === undefined || isPreflight(request) || isOwnOrigin(request, origin, host)) return undefined
-  if (config.get('network.cors_allowed_origins').includes(origin)) return undefined
-  // The answer depends on the Origin, refusals included: caches must not share it.
-  reply.header('vary', 'Origin')
+  if (origin === undefined) return undefined
+  if (config.get('network.cors_allowed_origins').includes(origin)) {
+    allowCrossOrigin(request, reply, origin)
+    return undefined
+  }
+  // A preflight changes nothing: it is answered without echoing a refused origin.
+  if (isPreflight(request) || isOwnOrigin(request, origin, host)) return undefined
   return refusal(
     request,
     403,
@@ -86,35 +103,31 @@ function originRefusal(request: FastifyRequest, reply: FastifyReply, config: Con
  * foothold: any page can send "simple" cross-origin POSTs or open a WebSocket to
  * loopback, and DNS rebinding can point a hostile name at it. So, in order:
  * - the Host rule on loopback TCP binds (403),
- * - the Origin rule on every listener (403),
- * - any other preflight answered 204 without CORS headers,
+ * - the Origin rule on every listener (403), and CORS for the allowed origins,
+ * - any preflight answered 204, with CORS headers only for an allowed origin,
  * - the token (401, see auth.ts),
- * - JSON-only POST bodies (415), except through the web-tab proxy.
+ * - JSON-only POST bodies (415), except through the web-tab proxy,
+ * - the warm-up 503 of routes that wait for restored state.
  * One hook, not one per rule: every request of every route pays for each hook.
  */
 export const networkSafety = fp(async (app: FastifyInstance, options: NetworkSafetyOptions) => {
-  const { config } = options
+  const { config, warmup } = options
   app.decorateRequest('tokenRequired', false)
-  // CORS answers the preflight of an allowed origin itself, before the gate.
-  await app.register(cors, {
-    origin: (origin, callback) => {
-      callback(null, origin !== undefined && config.get('network.cors_allowed_origins').includes(origin))
-    },
-    methods: ['GET', 'POST'],
-    strictPreflight: false,
-    optionsSuccessStatus: 204,
-  })
   const checkToken = tokenGate(options)
   app.addHook('onRequest', (request, reply, done) => {
+    // Every answer depends on the Origin (an echo, a refusal): caches must not share them.
+    reply.header('vary', 'Origin')
+    // An upgrade answered over HTTP (refused, or on a route that does not upgrade) leaves a
+    // socket no server tracks any more: it closes once the answer is out.
+    if (request.headers.upgrade !== undefined) reply.raw.once('finish', () => request.raw.socket.destroy())
     // The Unix socket accepts any host name; without an Origin there is nothing to parse.
     if (arrivedVia(request.raw) !== undefined || request.headers.origin !== undefined) {
       const refused = originRefusal(request, reply, config)
       if (refused) return done(refused)
     }
-    // CORS hands any other preflight to the not-found handler, whose 405 would say the
-    // route refuses OPTIONS; a preflight answers 204 whatever the origin, and without
-    // Access-Control-Allow-Origin the browser refuses the real request. Plain OPTIONS
-    // (not a preflight) stays 405.
+    // A preflight answers 204 whatever the origin, and without Access-Control-Allow-Origin
+    // the browser refuses the real request; the not-found handler's 405 would say the
+    // route refuses OPTIONS. Plain OPTIONS (not a preflight) stays 405.
     if (isPreflight(request) && request.headers.origin !== undefined) {
       reply.code(204).header('content-length', '0').send()
       return
@@ -122,9 +135,10 @@ export const networkSafety = fp(async (app: FastifyInstance, options: NetworkSaf
     const denied = checkToken(request, reply)
     if (denied === 'answered') return
     if (denied) return done(denied)
+    const refused = request.method === 'POST' ? contentTypeRefusal(request) : undefined
     // A web tab's dev server takes forms and uploads; the rules above still hold for it.
-    if (request.method !== 'POST' || request.routeOptions.config.webtab) return done()
-    const refused = contentTypeRefusal(request)
-    done(refused === undefined ? undefined : refusal(request, 415, refused))
+    // Its route is read only for such a body: reading route options costs a request.
+    if (refused !== undefined && !request.routeOptions.config.webtab) return done(refusal(request, 415, refused))
+    done(warmup(request))
   })
 })

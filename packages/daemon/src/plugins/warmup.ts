@@ -1,5 +1,4 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
-import fp from 'fastify-plugin'
+import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { NotReady, type Core } from '@svc/core'
 import type { RouteGroup } from '@svc/protocol'
 
@@ -13,16 +12,16 @@ declare module 'fastify' {
   }
 }
 
+function waitsForRestore(config: FastifyContextConfig): boolean {
+  const group = config.route?.group
+  return config.restored === true || (group !== undefined && RESTORED_GROUPS.has(group))
+}
+
 /**
  * Session and task routes, and the live planes, answer a retryable 503 until the core has
- * restored its state. The check is a hook of those routes alone, so every other request
- * skips it.
+ * restored its state. The gate asks last (see network-safety.ts), so the route is read
+ * only while the daemon warms up: once ready, a request pays one comparison, not a hook.
  */
-export const warmup = fp(async (app: FastifyInstance, { core }: { core: Core }) => {
-  const notReady: onRequestHookHandler = (_request, _reply, done) => done(core.phase !== 'ready' ? new NotReady() : undefined)
-  app.addHook('onRoute', (route) => {
-    const group = route.config?.route?.group
-    if (!route.config?.restored && (group === undefined || !RESTORED_GROUPS.has(group))) return
-    route.onRequest = [...[route.onRequest ?? []].flat(), notReady]
-  })
-})
+export function warmupRefusal(core: Core): (request: FastifyRequest) => NotReady | undefined {
+  return (request) => (core.phase === 'ready' || !waitsForRestore(request.routeOptions.config) ? undefined : new NotReady())
+}

@@ -9,21 +9,29 @@ export interface CallContext {
   tokenRequired: boolean
 }
 
-/** How many recent pre-encoded answers keep their envelope bytes. */
+/** How many recent pre-encoded answers keep their envelope. */
 const ENCODED_KEPT = 8
 
 /**
+ * Up to this many characters an envelope is written as text: Node sends a text body in
+ * one piece with the headers, where bytes take a second chunk. A longer one (a Snapshot
+ * of a large fleet) is kept as bytes, so it is not encoded again on every write.
+ */
+const TEXT_BODY_MAX = 16 * 1024
+
+/**
  * A response already encoded as JSON text, for handlers that cache their encoding
- * (a Snapshot of a large fleet); `T` is the shape the text holds. The envelope's bytes
- * are kept for the last few texts, so an unchanged answer is written without encoding.
+ * (a Snapshot of a large fleet); `T` is the shape the text holds. The envelope is kept
+ * for the last few texts, so an unchanged answer is written without encoding.
  */
 export class PreEncoded<T> {
   declare readonly shape: T
   private static readonly recent = new Map<string, PreEncoded<unknown>>()
-  readonly body: Buffer
+  readonly body: string | Buffer
 
   private constructor(json: string) {
-    this.body = Buffer.from(`{"data":${json},"error":null}`)
+    const envelope = `{"data":${json},"error":null}`
+    this.body = envelope.length <= TEXT_BODY_MAX ? envelope : Buffer.from(envelope)
   }
 
   static of<T>(json: string): PreEncoded<T> {
