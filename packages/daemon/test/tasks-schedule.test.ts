@@ -78,7 +78,8 @@ it('fires an every-minute task at the minute boundary through the real scheduler
   // The run spawned a session named from the task, and the prompt reached its agent.
   expect(fired.last_run_status).toBe('spawned tick')
   const spawned = await session(daemon, 'tick')
-  await waitFor(() => paneText(daemon.home, spawned.tabs[0]?.tmux_name as string).includes('received: tick'))
+  // The agent starts, draws, then takes the prompt: slow on a loaded machine.
+  await waitFor(() => paneText(daemon.home, spawned.tabs[0]?.tmux_name as string).includes('received: tick'), 30_000)
   const log = await readFile(daemon.paths.log, 'utf8')
   expect(log).toContain('"msg":"cron task fired"')
   expect(log).toContain('"due":"2026-01-01T00:01:00.000Z"')
