@@ -2,7 +2,7 @@
 // a load generator, and the printing of figures and ratios.
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { availableParallelism, constants } from 'node:os'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -107,7 +107,7 @@ export async function startBare(socketPath, answers, framework = 'node') {
   const child = spawnServer([BARE, socketPath, framework], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child.send(answers)
   await new Promise((resolve) => child.once('message', resolve))
-  return { stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }
+  return { pid: child.pid, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }
 }
 
 /**
@@ -198,21 +198,55 @@ export function median(values) {
   return percentile([...values].sort((a, b) => a - b), 50)
 }
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100
+
+/** CPU seconds the process `pid` has used so far, all its threads. */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // After the command name in parentheses: state is field 3, utime field 14, stime field 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ
+}
+
+/**
+ * Runs `measure` (resolving with a count of requests) and returns the count and the
+ * server CPU it cost, in microseconds per request, over the processes `pids`. When one
+ * load generator cannot saturate the server, this is what still tells servers apart.
+ */
+export async function withServerCpu(pids, measure) {
+  const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+  const requests = await measure()
+  const used = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - before
+  return { requests, cpuUs: (used * 1e6) / requests }
+}
+
 /**
  * Measures `route` on each target in alternating rounds (so drift hits both alike):
- * median throughput, then p50 and p99 latency of sequential requests.
+ * median throughput, the server CPU per request over all rounds, then p50 and p99
+ * latency of sequential requests.
  */
 export async function compare(targets, route) {
   const seconds = Math.max(1, SECONDS / ROUNDS)
   const rounds = Object.fromEntries(Object.keys(targets).map((name) => [name, []]))
+  const cpu = Object.fromEntries(Object.keys(targets).map((name) => [name, { requests: 0, us: 0 }]))
   for (const target of Object.values(targets)) await throughput(target.socketPath, { ...route, seconds: 1 }) // warm-up
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, target] of Object.entries(targets)) rounds[name].push(await throughput(target.socketPath, { ...route, seconds }))
+    for (const [name, target] of Object.entries(targets)) {
+      let rps = 0
+      const { requests, cpuUs } = await withServerCpu([target.pid], async () => {
+        rps = await throughput(target.socketPath, { ...route, seconds })
+        return rps * seconds
+      })
+      rounds[name].push(rps)
+      cpu[name].requests += requests
+      cpu[name].us += cpuUs * requests
+    }
   }
   const figures = {}
   for (const [name, target] of Object.entries(targets)) {
     const times = await latencies(target.client, route, 2000)
-    figures[name] = { rps: median(rounds[name]), p50: percentile(times, 50), p99: percentile(times, 99) }
+    figures[name] = { rps: median(rounds[name]), cpuUs: cpu[name].us / cpu[name].requests, p50: percentile(times, 50), p99: percentile(times, 99) }
   }
   return figures
 }
@@ -227,6 +261,7 @@ export function report(title, rows) {
 export const fmt = {
   rps: (value) => `${Math.round(value).toLocaleString('en-US')} req/s`,
   ms: (value) => `${value.toFixed(3)} ms`,
+  us: (value) => `${value.toFixed(1)} µs`,
   /** p50 and p99 of sorted milliseconds. */
   spread: (sorted) => `p50 ${fmt.ms(percentile(sorted, 50))}  p99 ${fmt.ms(percentile(sorted, 99))}`,
   ratio: (value, target) => `${value.toFixed(2)}  (target ${target})`,

@@ -158,15 +158,15 @@ async function snapshotStored() {
   }
 }
 
-/** A `tmux` first on the daemon's PATH that logs each call's first command, then runs the real one. */
+/** A `tmux` first on the daemon's PATH that logs each call's command line, then runs the real one. */
 async function tmuxShim(dir) {
   const real = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim()
   const bin = join(dir, 'bin')
   const log = join(dir, 'tmux-calls')
   await mkdir(bin)
   await writeFile(log, '')
-  // Arguments are `-S <socket> <first command> …`.
-  await writeFile(join(bin, 'tmux'), `#!/bin/sh\nprintf '%s\\n' "$3" >> '${log}'\nexec '${real}' "$@"\n`)
+  // Arguments are `-S <socket> <command> …`, possibly several commands joined by `;`.
+  await writeFile(join(bin, 'tmux'), `#!/bin/sh\nprintf '%s\\n' "$*" | cut -d' ' -f3- >> '${log}'\nexec '${real}' "$@"\n`)
   await chmod(join(bin, 'tmux'), 0o755)
   return {
     bin,
@@ -185,6 +185,9 @@ async function rssKib(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1])
 }
 
+/** A tmux call's first command; a poll tick's one fleet-wide call is named for its `list-panes`. */
+const commandOf = (call) => (call.includes(' list-panes -a ') ? 'list-panes' : call.split(' ')[0])
+
 /**
  * Waits for `ticks` whole poll ticks from now and returns the tmux calls they made: each
  * tick starts with its one fleet-wide `list-panes`, which marks the window's edges.
@@ -196,7 +199,7 @@ async function tickWindow(shim, pid, ticks) {
   let started, cpuBefore
   for (;;) {
     if (Date.now() > deadline) throw new Error(`fewer than ${ticks} poll ticks (tmux list-panes calls) in ${budgetMs} ms`)
-    const calls = (await shim.calls()).slice(from)
+    const calls = (await shim.calls()).slice(from).map(commandOf)
     const edges = calls.flatMap((call, i) => (call === 'list-panes' ? [i] : []))
     if (edges.length > 0 && started === undefined) [started, cpuBefore] = [process.hrtime.bigint(), await cpuTicks(pid)]
     if (edges.length > ticks) {

@@ -24,20 +24,23 @@ export async function run() {
   try {
     const target = (socketPath) => ({ socketPath, client: createClient({ socketPath }) })
     const targets = {
-      floor: target(bareSocket),
-      fastify: target(fastifySocket),
-      svc: { socketPath: daemon.paths.socket, client: daemon.client },
+      floor: { ...target(bareSocket), pid: bare.pid },
+      fastify: { ...target(fastifySocket), pid: fastify.pid },
+      svc: { socketPath: daemon.paths.socket, client: daemon.client, pid: daemon.pid },
     }
     for (const [name, route] of Object.entries(routes)) {
       const figures = await compare(targets, route)
-      const row = ({ rps, p50, p99 }) => `${fmt.rps(rps)}  p50 ${fmt.ms(p50)}  p99 ${fmt.ms(p99)}`
+      const row = ({ rps, cpuUs, p50, p99 }) => `${fmt.rps(rps)}  ${fmt.us(cpuUs)} server CPU/req  p50 ${fmt.ms(p50)}  p99 ${fmt.ms(p99)}`
+      // Requests per server CPU-second: a load generator that saturates first caps req/s alike.
+      const capacity = (target) => 1 / figures[target].cpuUs
       report(`${route.method} ${route.path} over the Unix socket (${name})`, [
         ['bare node:http', row(figures.floor)],
         ['bare Fastify (the framework alone)', row(figures.fastify)],
         ['svc daemon', row(figures.svc)],
         ['throughput ratio to bare Fastify', fmt.ratio(figures.svc.rps / figures.fastify.rps, '>= 0.90')],
-        ['throughput ratio to node:http', (figures.svc.rps / figures.floor.rps).toFixed(2)],
-        ['bare Fastify to node:http', (figures.fastify.rps / figures.floor.rps).toFixed(2)],
+        ['throughput per server CPU, ratio to bare Fastify', fmt.ratio(capacity('svc') / capacity('fastify'), '>= 0.90')],
+        ['throughput per server CPU, ratio to node:http', (capacity('svc') / capacity('floor')).toFixed(2)],
+        ['bare Fastify to node:http, per server CPU', (capacity('fastify') / capacity('floor')).toFixed(2)],
       ])
     }
   } finally {
