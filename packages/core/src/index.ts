@@ -1,4 +1,5 @@
 export * from './errors.js'
+export * from './memo.js'
 export * from './net.js'
 export * from './serial.js'
 export * from './core.js'

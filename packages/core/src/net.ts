@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 import { quote } from '@svc/protocol'
+import { memoized } from './memo.js'
 
 export interface ListenAddress {
   host: string
@@ -27,27 +28,17 @@ export function formatListenAddress({ host, port }: ListenAddress): string {
  * `*.localhost`, 127.0.0.0/8 and `::1`, including IPv4-mapped IPv6 (`::ffff:127.0.0.1`,
  * which a URL parser writes `[::ffff:7f00:1]`). ipaddr.js reads every textual form.
  */
-export function isLoopbackHost(host: string): boolean {
+export const isLoopbackHost = memoized((host: string): boolean => {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '')
   if (bare === 'localhost' || bare.endsWith('.localhost')) return true
   return ipaddr.isValid(bare) && ipaddr.process(bare).range() === 'loopback'
-}
+})
 
-const loopbackByUrl = new Map<string, boolean>()
-/** Web tabs come and go; the memo must not grow with every URL ever seen. */
-const LOOPBACK_MEMO_LIMIT = 1_000
-
-/** The loopback rule for a URL (what the web-tab proxy applies), remembered per URL. */
-export function isLoopbackUrl(url: string): boolean {
-  let loopback = loopbackByUrl.get(url)
-  if (loopback === undefined) {
-    try {
-      loopback = isLoopbackHost(new URL(url).hostname)
-    } catch {
-      loopback = false
-    }
-    if (loopbackByUrl.size >= LOOPBACK_MEMO_LIMIT) loopbackByUrl.clear()
-    loopbackByUrl.set(url, loopback)
+/** The loopback rule for a URL (what the web-tab proxy applies). */
+export const isLoopbackUrl = memoized((url: string): boolean => {
+  try {
+    return isLoopbackHost(new URL(url).hostname)
+  } catch {
+    return false
   }
-  return loopback
-}
+})

@@ -1,36 +1,38 @@
-// The web-tab proxy: GET of a 2 KiB asset through the same-origin mirror on the TCP
-// listener (with the bearer token, as a logged-in browser), against the same upstream
-// reached directly, in alternating rounds. Both servers share the server CPU, so the
-// ratio counts the proxy's whole cost, its hop included.
+// The web-tab proxy: GETs through the same-origin mirror on the TCP listener (with the
+// bearer token, as a logged-in browser) against the same upstream reached directly and
+// through a bare Fastify with @fastify/reply-from (the library alone), in alternating
+// rounds. Two upstreams: node:http answering 2 KiB (the cheapest server there is, so the
+// proxy's whole cost shows) and a real Vite dev server serving a transformed module (what
+// a web tab frames). All servers share the server CPU, so the ratios count every hop.
 import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
-import { ROUNDS, SECONDS, fmt, median, onInterrupt, percentile, report, spawnServer, startDaemon } from './harness.mjs'
+import { ROUNDS, SECONDS, fmt, median, onInterrupt, percentile, report, spawnServer, startDaemon, withServerCpu } from './harness.mjs'
 
 const UPSTREAM = fileURLToPath(new URL('./webtab-upstream.mjs', import.meta.url))
+const BARE_PROXY = fileURLToPath(new URL('./webtab-bare-proxy.mjs', import.meta.url))
 const exec = promisify(execFile)
 const SEQUENTIAL = 2000
 
-async function startUpstream() {
-  const child = spawnServer([UPSTREAM], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const port = await new Promise((resolve) => child.once('message', resolve))
+/** A server of the bench as a child on the server CPU; resolves with its pid and what it sent over IPC. */
+async function startChild(script, args) {
+  const child = spawnServer([script, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const sent = await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))))
   const stop = onInterrupt(() => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))))
-  return { port, stop }
+  return { pid: child.pid, sent, stop }
 }
 
-/** A session with a web tab on `port`: a repository of one commit, an agent that idles. */
-async function webTab(daemon, port) {
+/** A session for the web tabs: a repository of one commit, an agent that idles. */
+async function webSession(daemon) {
   const repo = `${daemon.home}/repo`
   const git = (...args) => exec('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: repo })
   await exec('mkdir', ['-p', repo])
   await git('init', '-q', '-b', 'main')
   await git('commit', '-q', '--allow-empty', '-m', 'bench')
-  const { instance } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'web', program: 'sleep 100000' })
-  const tab = await daemon.client.call('CreateTab', { title: 'web', kind: 'web', port })
-  return `/v1/webtab/${instance.id}/${tab.id}/asset`
+  return (await daemon.client.call('CreateSession', { repo_path: repo, title: 'web', program: 'sleep 100000' })).instance.id
 }
 
 async function rps(url, headers, seconds) {
@@ -62,34 +64,61 @@ async function sequential(url, headers, count) {
   return times.sort((a, b) => a - b)
 }
 
-export async function run() {
-  const upstream = await startUpstream()
-  const daemon = await startDaemon({ config: { network: { listen_addr: '127.0.0.1:0' } } })
+/** Direct, through bare reply-from and through svc, on one upstream (`kind` of webtab-upstream.mjs). */
+async function compareOn(kind, title, daemon, sessionId, auth) {
+  const upstream = await startChild(UPSTREAM, [kind])
+  const { port, path } = upstream.sent
+  const bare = await startChild(BARE_PROXY, [String(port)])
   try {
-    const path = await webTab(daemon, upstream.port)
-    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
-    const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
+    const tab = await daemon.client.call('CreateTab', { id: sessionId, title: 'web', kind: 'web', port })
     const targets = {
-      direct: { url: `http://127.0.0.1:${upstream.port}/asset`, headers: {} },
-      proxied: { url: `http://${addr}${path}`, headers: { authorization: `Bearer ${token}` } },
+      direct: { url: `http://127.0.0.1:${port}${path}`, headers: {}, pids: [upstream.pid] },
+      library: { url: `http://127.0.0.1:${bare.sent}${path}`, headers: {}, pids: [upstream.pid, bare.pid] },
+      svc: { url: `http://${auth.addr}/v1/webtab/${sessionId}/${tab.id}${path}`, headers: auth.headers, pids: [upstream.pid, daemon.pid] },
     }
     const seconds = Math.max(1, SECONDS / ROUNDS)
-    const rounds = { direct: [], proxied: [] }
+    const figures = Object.fromEntries(Object.keys(targets).map((name) => [name, { rounds: [], requests: 0, cpuUs: 0 }]))
     for (const { url, headers } of Object.values(targets)) await rps(url, headers, 1) // warm-up
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, { url, headers }] of Object.entries(targets)) rounds[name].push(await rps(url, headers, seconds))
+      for (const [name, { url, headers, pids }] of Object.entries(targets)) {
+        const figure = figures[name]
+        const { requests, cpuUs } = await withServerCpu(pids, async () => {
+          figure.rounds.push(await rps(url, headers, seconds))
+          return figure.rounds.at(-1) * seconds
+        })
+        figure.cpuUs = (figure.cpuUs * figure.requests + cpuUs * requests) / (figure.requests + requests)
+        figure.requests += requests
+      }
     }
-    const times = {}
-    for (const [name, { url, headers }] of Object.entries(targets)) times[name] = await sequential(url, headers, SEQUENTIAL)
-    const row = (name) => `${fmt.rps(median(rounds[name]))}  ${fmt.spread(times[name])}`
-    report('GET of a 2 KiB asset from a web tab: through /v1/webtab/ on the TCP listener vs the upstream directly', [
-      ['upstream directly (node:http)', row('direct')],
-      ['through the svc proxy', row('proxied')],
-      ['throughput ratio to direct', fmt.ratio(median(rounds.proxied) / median(rounds.direct), '>= 0.80')],
-      ['p99 ratio to direct', (percentile(times.proxied, 99) / percentile(times.direct, 99)).toFixed(2)],
+    for (const [name, { url, headers }] of Object.entries(targets)) figures[name].times = await sequential(url, headers, SEQUENTIAL)
+    const rate = (name) => median(figures[name].rounds)
+    const capacity = (name) => 1 / figures[name].cpuUs
+    const row = (name) => `${fmt.rps(rate(name))}  ${fmt.us(figures[name].cpuUs)} server CPU/req  ${fmt.spread(figures[name].times)}`
+    report(`GET ${path} of a web tab on ${title}: through /v1/webtab/ on the TCP listener vs the upstream directly`, [
+      ['upstream directly', row('direct')],
+      ['bare Fastify + @fastify/reply-from', row('library')],
+      ['through the svc proxy', row('svc')],
+      ['throughput ratio to direct', fmt.ratio(rate('svc') / rate('direct'), '>= 0.80')],
+      ['throughput per server CPU, ratio to direct', (capacity('svc') / capacity('direct')).toFixed(2)],
+      ['svc to bare reply-from: throughput, per server CPU', `${(rate('svc') / rate('library')).toFixed(2)}, ${(capacity('svc') / capacity('library')).toFixed(2)}`],
+      ['p99 ratio to direct', (percentile(figures.svc.times, 99) / percentile(figures.direct.times, 99)).toFixed(2)],
     ])
   } finally {
-    await daemon.stop()
+    await bare.stop()
     await upstream.stop()
+  }
+}
+
+export async function run() {
+  const daemon = await startDaemon({ config: { network: { listen_addr: '127.0.0.1:0' } } })
+  try {
+    const sessionId = await webSession(daemon)
+    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
+    const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
+    const auth = { addr, headers: { authorization: `Bearer ${token}` } }
+    await compareOn('node', 'node:http answering 2 KiB', daemon, sessionId, auth)
+    await compareOn('vite', 'a Vite dev server (a transformed 2 KiB module)', daemon, sessionId, auth)
+  } finally {
+    await daemon.stop()
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isLoopbackHost, type Config } from '@svc/core'
+import { isLoopbackHost, memoized, type Config } from '@svc/core'
 import { arrivedVia } from '../listeners.js'
 import { tokenGate } from './auth.js'
 import { refusal } from '../refusal.js'
@@ -13,15 +13,18 @@ export interface NetworkSafetyOptions {
   warmup: (request: FastifyRequest) => Error | undefined
 }
 
-/** The Host header as a URL origin, or undefined when it is missing or not a host[:port]. */
-function hostOrigin(request: FastifyRequest): URL | undefined {
-  const host = request.headers.host
-  if (host === undefined || host === '' || /[/?#@\s]/.test(host)) return undefined
+/** A Host header as a URL origin, or undefined when it is not a host[:port]. */
+const hostAsOrigin = memoized((host: string): URL | undefined => {
+  if (host === '' || /[/?#@\s]/.test(host)) return undefined
   try {
     return new URL(`http://${host}`)
   } catch {
     return undefined
   }
+})
+
+function hostOrigin(request: FastifyRequest): URL | undefined {
+  return request.headers.host === undefined ? undefined : hostAsOrigin(request.headers.host)
 }
 
 function hostAllowed(config: Config, host: URL | undefined): boolean {

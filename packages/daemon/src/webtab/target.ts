@@ -1,5 +1,5 @@
 import { quote, TabKind } from '@svc/protocol'
-import { editorCookies, isLoopbackUrl, type Sessions } from '@svc/core'
+import { editorCookies, isLoopbackUrl, memoized, type Sessions } from '@svc/core'
 import { HttpError } from '../http-error.js'
 
 /** Where a web tab's requests go, and what the proxy adds to them. */
@@ -9,6 +9,8 @@ export interface WebTarget {
   /** Cookies only the daemon holds (an editor's password), added going up. */
   cookies?: string
 }
+
+const originOf = memoized((url: string) => new URL(url).origin)
 
 /** Whether the proxy serves a tab at all: the one predicate behind `web_proxied` and the proxy. */
 export function proxiedUrl(kind: number, url: string | undefined): url is string {
@@ -23,6 +25,6 @@ export function webTarget(sessions: Sessions, sessionId: string, tabId: string):
     throw new HttpError(400, `tab ${quote(tab.name)} is not a web or editor tab; only those are proxied`)
   }
   if (!proxiedUrl(tab.kind, tab.url)) throw new HttpError(400, 'external URLs are framed directly, not proxied')
-  const origin = new URL(tab.url).origin
+  const origin = originOf(tab.url)
   return tab.kind === TabKind.editor ? { origin, cookies: editorCookies(sessions.editorSecret.editorPassword(tab.id)) } : { origin }
 }
