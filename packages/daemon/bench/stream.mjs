@@ -1,15 +1,16 @@
 // Terminal streams: a tab printing 50 MB through the daemon's stream against node-pty
-// reading the same `tmux attach` directly, and the keystroke round trip (input frame in,
-// output frame showing it) against `tmux send-keys` + `capture-pane`.
+// reading the same `tmux attach` directly on the server CPU (stream-floor.mjs), and the
+// keystroke round trip (input frame in, output frame showing it) against `tmux
+// send-keys` + `capture-pane`.
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { fmt, median, percentile, report, ROUNDS, startDaemon } from './harness.mjs'
+import { fmt, median, percentile, report, ROUNDS, startDaemon, startFloor } from './harness.mjs'
 
 const exec = promisify(execFile)
-const { spawn: spawnPty } = createRequire(import.meta.url)('node-pty')
+const FLOOR = fileURLToPath(new URL('./stream-floor.mjs', import.meta.url))
 const MEGABYTES = 50
 const KEYSTROKES = 200
 
@@ -46,21 +47,6 @@ async function streamFrames(client, title) {
   }
 }
 
-function directPty(tmuxSocket, target) {
-  const pty = spawnPty('tmux', ['-S', tmuxSocket, 'attach-session', '-t', `=${target}`], {
-    name: 'xterm-256color',
-    cols: 200,
-    rows: 51,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    encoding: null,
-  })
-  const listeners = new Set()
-  pty.onData((data) => {
-    for (const listener of listeners) listener(data.toString('latin1'))
-  })
-  return { pty, subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)) }
-}
-
 export async function run() {
   const dir = await mkdtemp('/tmp/svc-bench-')
   const repo = join(dir, 'repo')
@@ -71,16 +57,20 @@ export async function run() {
     const streamed = await daemon.client.call('CreateSession', { repo_path: repo, title: 'streamed', program: 'sh' })
     const direct = await daemon.client.call('CreateSession', { repo_path: repo, title: 'direct', program: 'sh' })
     const viaStream = await streamFrames(daemon.client, 'streamed')
-    const viaPty = directPty(daemon.paths.tmuxSocket, direct.instance.tabs[0].tmux_name)
-
+    const floor = await startFloor(FLOOR)
     const times = { stream: [], pty: [] }
-    for (let round = 1; round <= ROUNDS; round++) {
-      times.stream.push(await timeUntil(viaStream.subscribe, () => viaStream.stream.input(flood(round)), marker(round)))
-      times.pty.push(await timeUntil(viaPty.subscribe, () => viaPty.pty.write(flood(round)), marker(round)))
+    try {
+      const job = { tmuxSocket: daemon.paths.tmuxSocket, target: direct.instance.tabs[0].tmux_name }
+      for (let round = 1; round <= ROUNDS; round++) {
+        times.stream.push(await timeUntil(viaStream.subscribe, () => viaStream.stream.input(flood(round)), marker(round)))
+        times.pty.push((await floor.run({ ...job, text: flood(round), marker: marker(round) })).ms)
+      }
+    } finally {
+      await floor.stop()
     }
     const mbps = (ms) => `${((MEGABYTES * 1000) / median(ms)).toFixed(1)} MB/s (${fmt.ms(median(ms))} for ${MEGABYTES} MB)`
     report(`Stream throughput: a tab printing ${MEGABYTES} MB, median of ${ROUNDS} rounds`, [
-      ['floor: node-pty on tmux attach, direct', mbps(times.pty)],
+      ['floor: node-pty on tmux attach, direct, on the server CPU', mbps(times.pty)],
       ['svc stream (WebSocket over the socket)', mbps(times.stream)],
       ['throughput ratio to the floor', fmt.ratio(median(times.pty) / median(times.stream), '>= 0.80')],
     ])
@@ -113,7 +103,6 @@ export async function run() {
       ['svc stream: input frame in, output frame showing it', fmt.spread(keys.stream)],
       ['p99 ratio to the floor', fmt.ratio(percentile(keys.stream, 99) / percentile(keys.floor, 99), '<= 1.00')],
     ])
-    viaPty.pty.kill()
     viaStream.stream.close()
   } finally {
     await daemon.stop()
