@@ -43,6 +43,10 @@ export class Terminal {
   private size: { rows: number; cols: number }
   private linger: NodeJS.Timeout | undefined
   private exitCode: number | undefined
+  /** False from the tmux client's exit until it is attached again or the terminal ends. */
+  private clientRunning = false
+  /** Keys typed while the client attaches again: they go to the new one. */
+  private pendingInput: Buffer[] = []
   private closing = false
   private attachedAt = 0
 
@@ -69,8 +73,11 @@ export class Terminal {
     })
     this.tmux.ownClients.add(pty.pid)
     this.attachedAt = Date.now()
+    this.clientRunning = true
+    for (const keys of this.pendingInput.splice(0)) pty.write(keys)
     pty.onData((data) => this.output(data as unknown as Buffer))
     pty.onExit(({ exitCode }) => {
+      this.clientRunning = false
       this.tmux.ownClients.delete(pty.pid)
       void this.clientExited(exitCode)
     })
@@ -109,14 +116,21 @@ export class Terminal {
     if (this.subscribers.delete(subscriber) && this.subscribers.size === 0) this.idle()
   }
 
-  /** Keys from any subscriber; throws when the pty cannot take them. */
+  /**
+   * Keys from any subscriber. While the tmux client attaches again they wait for it; once
+   * the terminal has ended this throws, where node-pty would drop them silently.
+   */
   input(data: Uint8Array): void {
-    this.pty.write(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+    if (!this.alive) throw new Error('the terminal has exited')
+    const keys = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    if (this.clientRunning) this.pty.write(keys)
+    else this.pendingInput.push(Buffer.from(keys))
   }
 
+  /** A size for every subscriber; a client attached again later starts at it. */
   resize(rows: number, cols: number): void {
     if (!this.alive) return
-    this.pty.resize(cols, rows)
+    if (this.clientRunning) this.pty.resize(cols, rows)
     this.size = { rows, cols }
     this.broadcast(encodeServerFrame({ type: 'resize', rows, cols }))
   }
@@ -159,6 +173,7 @@ export class Terminal {
       }
     }
     this.exitCode = code
+    this.pendingInput = []
     clearTimeout(this.linger)
     this.gone(this)
     this.endAll()
