@@ -132,6 +132,21 @@ describe('where and what runs', () => {
 })
 
 describe('worktrees and branches', () => {
+  it('starts a new branch from HEAD, and refuses a repository with no commit yet, changing nothing', async () => {
+    const head = git(repo, 'rev-parse', 'HEAD').trim()
+    const { instance } = (await create({ repo_path: repo, title: 'from-head' })).json.data
+    expect(instance.worktree.base_sha).toBe(head)
+    expect(git(instance.path, 'rev-parse', 'HEAD').trim()).toBe(head)
+
+    const empty = join(other, '..', 'empty')
+    await mkdir(empty)
+    git(empty, 'init', '-q', '-b', 'main')
+    const before = { tmux: tmuxSessions(daemon.home), worktrees: worktrees(empty), branches: branches(empty) }
+    const reply = await create({ repo_path: empty, title: 'nothing' })
+    expect(reply.json.error.message).toContain('has no commit yet: commit something before starting a session in a worktree')
+    expect({ tmux: tmuxSessions(daemon.home), worktrees: worktrees(empty), branches: branches(empty) }).toEqual(before)
+  })
+
   it('numbers the worktree path when <repo>-<title> is already a directory', async () => {
     await mkdir(`${repo}-occupied`)
     const { instance } = (await create({ repo_path: repo, title: 'occupied' })).json.data
@@ -139,11 +154,15 @@ describe('worktrees and branches', () => {
     expect(worktrees(repo)).toContain(`${repo}-occupied-2`)
   })
 
-  it('checks out a branch that already existed, and keeps it on KillSession', async () => {
+  it('checks out a branch that already existed, from its own commit, and keeps it on KillSession', async () => {
     git(repo, 'branch', 'agent/preexisting')
+    const branchTip = git(repo, 'rev-parse', 'agent/preexisting').trim()
+    git(repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'main moves on')
     const { instance } = (await create({ repo_path: repo, title: 'preexisting' })).json.data
     expect(instance.branch).toBe('agent/preexisting')
-    expect(JSON.parse(await readFile(join(daemon.home, 'sessions', `${instance.id}.json`), 'utf8')).branch_created).toBe(false)
+    expect(git(instance.path, 'rev-parse', 'HEAD').trim()).toBe(branchTip)
+    const stored = JSON.parse(await readFile(join(daemon.home, 'sessions', `${instance.id}.json`), 'utf8'))
+    expect(stored).toMatchObject({ branch_created: false, base_sha: branchTip })
     await daemon.client.call('KillSession', { title: 'preexisting' })
     expect(worktrees(repo)).not.toContain(instance.path)
     expect(branches(repo)).toContain('agent/preexisting')

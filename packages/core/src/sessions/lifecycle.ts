@@ -122,7 +122,7 @@ export class Lifecycle {
         : await planWorktree(repo.root, title, `${options.config.get('branch_prefix')}${title}`, env)
       const intent: CreationIntent = { id, title, repo_path: repo.root, tmux_name: tmuxName, ...(worktree ? { worktree } : {}) }
       await options.creations.begin(intent)
-      const place: WorktreePlan & { baseSha?: string } = worktree ?? { path: repo.root, branch_created: false, ...(await currentCheckout(repo.root, env)) }
+      const place: WorktreePlan = worktree ?? { path: repo.root, branch_created: false, ...(await currentCheckout(repo.root, env)) }
       const created: SessionRecord = {
         id,
         title,
@@ -136,7 +136,7 @@ export class Lifecycle {
         backend,
         in_place: request.in_place === true,
         ...(root ? { root } : {}),
-        ...(place.baseSha === undefined ? {} : { base_sha: place.baseSha }),
+        base_sha: place.start_sha,
         created_at: now,
         updated_at: now,
         status: 0,
@@ -144,7 +144,7 @@ export class Lifecycle {
       }
       setState(created, 'loading')
       try {
-        if (worktree) created.base_sha = await addWorktree(repo.root, worktree, env)
+        if (worktree) await addWorktree(repo.root, worktree, env)
         table.records.set(id, created)
         table.creating.add(id)
         await runtime.spawnAgent(created)

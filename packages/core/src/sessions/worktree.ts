@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { excerpt } from '@svc/protocol'
+import { Refused } from '../errors.js'
 import { git } from '../infra/git.js'
 
 /** `base`, or `base-2`, `base-3`… : the first path nothing occupies. */
@@ -28,30 +30,37 @@ export interface WorktreePlan {
   branch: string
   /** False when the branch exists already: it is then checked out, and not the daemon's to delete. */
   branch_created: boolean
-}
-
-/** Where a new session's worktree goes and whether its branch is new, known before anything is made. */
-export async function planWorktree(root: string, title: string, branch: string, env: NodeJS.ProcessEnv): Promise<WorktreePlan> {
-  return { path: worktreeHome(root, title), branch, branch_created: !(await branchExists(root, branch, env)) }
+  /** The commit the worktree starts from: the branch's when it exists, else HEAD's. */
+  start_sha: string
 }
 
 /**
- * The planned worktree: a new branch based on the repository's current HEAD (resolved
- * first so the worktree starts from exactly it), or the existing branch. Answers the
- * commit the worktree starts from.
+ * The commits HEAD and `refs/heads/<branch>` point at, from one git process (`show-ref`
+ * matches the branch by its whole name's tail, so only an exact line counts).
  */
-export async function addWorktree(root: string, { path, branch, branch_created }: WorktreePlan, env: NodeJS.ProcessEnv): Promise<string> {
-  if (!branch_created) {
-    await git(root, ['worktree', 'add', path, branch], env)
-    return revParse(root, `refs/heads/${branch}`, env)
+async function tips(root: string, branch: string, env: NodeJS.ProcessEnv): Promise<{ head: string; branch?: string }> {
+  const ref = `refs/heads/${branch}`
+  let listed: string
+  try {
+    listed = await git(root, ['show-ref', '--head', '--', ref], env)
+  } catch {
+    listed = '' // nothing matched: not even HEAD
   }
-  const head = await revParse(root, 'HEAD', env)
-  await git(root, ['worktree', 'add', '-b', branch, path, head], env)
-  return head
+  const shas = new Map(listed.split('\n').map((line) => [line.slice(line.indexOf(' ') + 1), line.slice(0, line.indexOf(' '))]))
+  const head = shas.get('HEAD')
+  if (head === undefined) throw new Refused(`the repository at ${excerpt(root)} has no commit yet: commit something before starting a session in a worktree`)
+  return { head, branch: shas.get(ref) }
 }
 
-async function revParse(root: string, rev: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return (await git(root, ['rev-parse', '--verify', rev], env)).trim()
+/** Where a new session's worktree goes, whether its branch is new and where it starts, known before anything is made. */
+export async function planWorktree(root: string, title: string, branch: string, env: NodeJS.ProcessEnv): Promise<WorktreePlan> {
+  const tip = await tips(root, branch, env)
+  return { path: worktreeHome(root, title), branch, branch_created: tip.branch === undefined, start_sha: tip.branch ?? tip.head }
+}
+
+/** The planned worktree: a new branch at the planned commit, or the existing branch. */
+export async function addWorktree(root: string, { path, branch, branch_created, start_sha }: WorktreePlan, env: NodeJS.ProcessEnv): Promise<void> {
+  await git(root, branch_created ? ['worktree', 'add', '-b', branch, path, start_sha] : ['worktree', 'add', path, branch], env)
 }
 
 export async function removeWorktree(root: string, path: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -69,7 +78,7 @@ export async function deleteBranch(root: string, branch: string, env: NodeJS.Pro
 }
 
 /** The checkout an in-place session runs on: its branch and the commit it starts from (one git process). */
-export async function currentCheckout(root: string, env: NodeJS.ProcessEnv): Promise<{ branch: string; baseSha: string }> {
-  const [baseSha = '', branch = ''] = (await git(root, ['rev-parse', 'HEAD', '--abbrev-ref', 'HEAD'], env)).trim().split('\n')
-  return { branch, baseSha }
+export async function currentCheckout(root: string, env: NodeJS.ProcessEnv): Promise<{ branch: string; start_sha: string }> {
+  const [start_sha = '', branch = ''] = (await git(root, ['rev-parse', 'HEAD', '--abbrev-ref', 'HEAD'], env)).trim().split('\n')
+  return { branch, start_sha }
 }
