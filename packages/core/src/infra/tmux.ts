@@ -114,8 +114,8 @@ export class Tmux {
     })
   }
 
-  /** `run` for reads without input, started through the launcher shell. */
-  private async read(commands: string[][]): Promise<string> {
+  /** `run` for commands without input (the poll loop's reads, new sessions), started through the launcher shell. */
+  private async launch(commands: string[][]): Promise<string> {
     const { code, stdout, stderr } = await this.launcher.run(['tmux', ...this.args(commands)])
     if (code === 0) return stdout
     throw this.failure(commands, stderr.trim() || `exited with status ${code}`, stdout)
@@ -129,7 +129,7 @@ export class Tmux {
   async newSession(spec: NewSession): Promise<void> {
     const env = Object.entries(spec.env).flatMap(([key, value]) => ['-e', `${key}=${value}`])
     const size = ['-x', String(spec.width ?? 200), '-y', String(spec.height ?? 50)]
-    await this.run([
+    await this.launch([
       ...SERVER_OPTIONS,
       ['new-session', '-d', '-s', spec.name, '-c', spec.cwd, ...size, ...env, '--', ...spec.command],
       ...(spec.endsWithCommand ? [['set-option', '-w', '-t', `${sessionTarget(spec.name)}:`, 'remain-on-exit', 'off']] : []),
@@ -162,7 +162,7 @@ export class Tmux {
     const format = '#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{window_activity_flag}'
     let output: string
     try {
-      output = await this.read([
+      output = await this.launch([
         ['list-clients', '-F', `${CLIENT_LINE}\t#{client_pid}\t#{session_name}`],
         ['list-panes', '-a', '-F', format],
         ...clear.map((name) => ['kill-session', '-C', '-t', sessionTarget(name)]),
@@ -204,7 +204,7 @@ export class Tmux {
     ])
     let output: string
     try {
-      output = await this.read(commands)
+      output = await this.launch(commands)
     } catch {
       // A pane that vanished mid-list: capture the rest one by one.
       if (names.length === 1) return captured
