@@ -42,7 +42,7 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
   if ('url' in target && target.token) baseHeaders.authorization = `Bearer ${target.token}`
   const where = 'socketPath' in target ? target.socketPath : target.url
 
-  function raw(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}) {
+  function raw(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}, retried = false): Promise<RawResponse> {
     return new Promise<RawResponse>((resolve, reject) => {
       const endpoint =
         'socketPath' in target
@@ -62,9 +62,14 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
         timeout: options.timeoutMs ?? 120_000,
       })
       req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })))
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        reject(new UnreachableError(`cannot reach the daemon at ${where}: ${error.message}`, error.code)),
-      )
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the daemon closed while it sat idle fails before any answer (the
+        // request never reached it): sent once more, on a new socket.
+        if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+          return resolve(raw(method, path, body, headers, true))
+        }
+        reject(new UnreachableError(`cannot reach the daemon at ${where}: ${error.message}`, error.code))
+      })
       req.on('response', (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
