@@ -8,7 +8,10 @@ export interface FuzzRequest {
 }
 export interface FuzzReply {
   method: string
+  path: string
   status: number
+  /** Content-Type of the answer. */
+  type?: string
   text: string
   error?: string
 }

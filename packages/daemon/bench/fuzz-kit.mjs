@@ -149,9 +149,13 @@ export function fuzzer(seed, { hugeChars = 200_000 } = {}) {
   }
 }
 
+/** The web UI's page, which the daemon serves outside /v1/ as HTML. */
+const isWebPage = (reply) => reply.status === 200 && !reply.path.startsWith('/v1') && reply.type?.startsWith('text/html')
+
 /** What an answer says about the contract: an envelope, a contract status, the rejection marker. */
 export function judge(reply) {
   const findings = []
+  if (isWebPage(reply)) return findings
   if (!CONTRACT_STATUSES.has(reply.status)) findings.push(`status ${reply.status}`)
   let json
   try {
@@ -187,12 +191,14 @@ export function sendFuzz(socketPath, { method, path, headers, body }) {
     })
     let answered = false
     request.on('close', () => agent.destroy())
-    request.on('error', (error) => !answered && resolve({ method, status: 0, text: '', error: error.message }))
+    request.on('error', (error) => !answered && resolve({ method, path, status: 0, text: '', error: error.message }))
     request.on('response', (response) => {
       answered = true
       const chunks = []
       response.on('data', (chunk) => chunks.push(chunk))
-      response.on('end', () => resolve({ method, status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') }))
+      response.on('end', () =>
+        resolve({ method, path, status: response.statusCode, type: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }),
+      )
     })
     request.end(sent)
   })

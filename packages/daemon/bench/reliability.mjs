@@ -20,7 +20,7 @@ async function soak() {
     const heap = { start: await heapAfterGc(port) }
     const requests = fuzzer(SEED, { hugeChars: 2_000_000 })
     const statuses = {}
-    let findings = 0
+    const findings = []
     const began = performance.now()
     for (let sent = 0; sent < FUZZ_REQUESTS; sent++) {
       // Now and then a body just over the 16 MiB cap.
@@ -28,7 +28,7 @@ async function soak() {
       if (sent % 2 === 1) request.headers[CLIENT_VERSION_HEADER] ??= '1.0.0'
       const reply = await sendFuzz(daemon.paths.socket, request)
       statuses[reply.status] = (statuses[reply.status] ?? 0) + 1
-      findings += judge(reply).length
+      for (const finding of judge(reply)) findings.push(`${request.method} ${request.path}: ${finding}`)
     }
     const seconds = (performance.now() - began) / 1000
     rss.run = rssMiB(daemon.pid)
@@ -36,7 +36,9 @@ async function soak() {
     rss.gc = rssMiB(daemon.pid)
     report(`Fuzz soak: ${FUZZ_REQUESTS.toLocaleString('en-US')} seeded hostile requests over every public route (seed ${SEED})`, [
       ['answers by status', Object.entries(statuses).map(([status, count]) => `${status}: ${count}`).join(', ')],
-      ['non-envelope or off-contract answers', `${findings}  (target 0)`],
+      ['non-envelope or off-contract answers', `${findings.length}  (target 0)`],
+      // The first few, so a finding can be replayed (FUZZ_SEED in fuzz.test.ts).
+      ...findings.slice(0, 5).map((finding) => ['  off-contract', finding.slice(0, 200)]),
       ['requests per second, one at a time', (FUZZ_REQUESTS / seconds).toFixed(0)],
       ['RSS: start / after the run / after a GC', `${rss.start.toFixed(1)} / ${rss.run.toFixed(1)} / ${rss.gc.toFixed(1)} MiB`],
       ['heap in use after a GC: start / end', `${heap.start.toFixed(1)} / ${heap.end.toFixed(1)} MiB  (ratio ${(heap.end / heap.start).toFixed(2)}, target near 1)`],
