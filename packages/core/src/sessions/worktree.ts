@@ -43,8 +43,10 @@ async function tips(root: string, branch: string, env: NodeJS.ProcessEnv): Promi
   let listed: string
   try {
     listed = await git(root, ['show-ref', '--head', '--', ref], env)
-  } catch {
-    listed = '' // nothing matched: not even HEAD
+  } catch (error) {
+    // Exit status 1 is show-ref's "nothing matched", not even HEAD; anything else is a failure.
+    if ((error as Error & { cause?: { code?: unknown } }).cause?.code !== 1) throw error
+    listed = ''
   }
   const shas = new Map(listed.split('\n').map((line) => [line.slice(line.indexOf(' ') + 1), line.slice(0, line.indexOf(' '))]))
   const head = shas.get('HEAD')
