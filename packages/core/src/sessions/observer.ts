@@ -74,6 +74,12 @@ export class Observer {
       })
     }
     this.poller = setTimeout(loop, interval())
+    // A new interval applies now, not after the old one ran out (60 s, say); a running tick schedules with it.
+    this.options.config.onChange((_next, _previous, key) => {
+      if (key !== 'daemon_poll_interval' || this.poller === undefined || this.ticking !== undefined) return
+      clearTimeout(this.poller)
+      this.poller = setTimeout(loop, interval())
+    })
   }
 
   async close(): Promise<void> {
