@@ -27,6 +27,12 @@ describe('the fleet as events change it', () => {
     expect(applied(fleet, { type: 'projects.changed', seq: 4 })).toBe(fleet)
   })
 
+  it('keeps a session created while a fresh read was in flight, which the read predates', () => {
+    const created = { type: 'session.created', seq: 7, data: session('new') } as const
+    const fleet = loaded(emptyFleet(), [session('a')], [], 'boot', [created])
+    expect([...fleet.sessions.keys()].sort()).toEqual(['a', 'new'])
+  })
+
   it('marks a session that needs the user until it is seen, and drops the mark when it is killed or gone on reload', () => {
     let fleet = loaded(emptyFleet(), [session('a'), session('b')], [], 'boot')
     fleet = applied(fleet, { type: 'session.attention', seq: 1, data: { id: 'a', title: 'a', repo_id: 'r', reason: 'settled' } })

@@ -12,11 +12,16 @@ export interface Fleet {
 
 export const emptyFleet = (): Fleet => ({ sessions: new Map(), tasks: new Map(), attention: new Map(), bootId: '' })
 
-/** The fleet after a fresh read: attention marks survive for sessions that still exist. */
-export function loaded(fleet: Fleet, sessions: Session[], tasks: Task[], bootId: string): Fleet {
+/**
+ * The fleet after a fresh read: attention marks survive for sessions that still exist, and
+ * the events that arrived while it was read (`since`) are applied again on top, since the
+ * read may predate them: a session created meanwhile is not lost.
+ */
+export function loaded(fleet: Fleet, sessions: Session[], tasks: Task[], bootId: string, since: readonly FeedFrame[] = []): Fleet {
   const byId = new Map(sessions.map((session) => [session.id, session]))
   const attention = new Map([...fleet.attention].filter(([id]) => byId.has(id)))
-  return { sessions: byId, tasks: new Map(tasks.map((task) => [task.id, task])), attention, bootId }
+  const read: Fleet = { sessions: byId, tasks: new Map(tasks.map((task) => [task.id, task])), attention, bootId }
+  return since.reduce(applied, read)
 }
 
 /** The fleet after one event; the same object when the frame changes nothing shown. */

@@ -1,4 +1,4 @@
-import type { FeedState } from '@svc/protocol/browser'
+import type { FeedFrame, FeedState } from '@svc/protocol/browser'
 import { api } from './api'
 import { applied, emptyFleet, loaded, seen, type Fleet } from './fleet-state'
 
@@ -14,12 +14,15 @@ export class FleetStore {
   private readonly listeners = new Set<() => void>()
   private stop: (() => void) | undefined
   private attentionListener: ((session: string, reason: string) => void) | undefined
+  /** Events that arrived while Snapshot and ListTasks were being read, if they are. */
+  private sinceReload: FeedFrame[] | undefined
 
   start(): void {
     this.stop ??= api.events({
       frame: (frame) => {
         if (frame.type === 'hello') return void this.reload()
         if (frame.type === 'session.attention') this.attentionListener?.(frame.data.title, frame.data.reason)
+        this.sinceReload?.push(frame)
         this.set(applied(this.fleet, frame))
       },
       state: (state) => {
@@ -47,13 +50,17 @@ export class FleetStore {
   private view = { fleet: this.fleet, feed: this.feed, error: this.error }
 
   private async reload(): Promise<void> {
+    const since: FeedFrame[] = []
+    this.sinceReload = since
     try {
       const [snapshot, tasks] = await Promise.all([api.call('Snapshot', {}), api.call('ListTasks', {})])
       this.error = ''
-      this.set(loaded(this.fleet, snapshot.instances, tasks.tasks, snapshot.boot_id))
+      this.set(loaded(this.fleet, snapshot.instances, tasks.tasks, snapshot.boot_id, since))
     } catch (error) {
       this.error = (error as Error).message
       this.emit()
+    } finally {
+      if (this.sinceReload === since) this.sinceReload = undefined
     }
   }
 

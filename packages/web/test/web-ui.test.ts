@@ -79,7 +79,15 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await page.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
     await page.getByRole('button', { name: 'Create session' }).click()
     // The session's page, or the daemon's refusal on the form: either ends the wait, and says which.
-    await page.locator('.session-head h1', { hasText: 'gamma' }).or(page.locator('.new-session .error')).waitFor({ timeout: 45_000 })
+    await page
+      .locator('.session-head h1', { hasText: 'gamma' })
+      .or(page.locator('.new-session .error'))
+      .waitFor({ timeout: 45_000 })
+      .catch(async (error: Error) => {
+        // What the page and the daemon say then tells a stuck request from a page that missed the session.
+        const known = (await daemon.client.call('Snapshot', {})).instances.some((s) => s.title === 'gamma')
+        throw new Error(`${error.message}\npage: ${await page.locator('main').innerText()}\ndaemon has gamma: ${known}`)
+      })
     expect(await page.locator('.new-session .error').count(), await page.locator('main').innerText()).toBe(0)
     const created = await waitForSession(daemon, 'gamma', (s) => s.liveness_name !== '')
     expect(created.repo_path).toBe(repo)
