@@ -198,27 +198,34 @@ export function median(values) {
   return percentile([...values].sort((a, b) => a - b), 50)
 }
 
-/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const USER_HZ = 100
+/** Clock ticks per second of /proc's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
 
 /** CPU seconds the process `pid` has used so far, all its threads. */
 export function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   // After the command name in parentheses: state is field 3, utime field 14, stime field 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / USER_HZ
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
 }
 
 /**
- * Runs `measure` (resolving with a count of requests) and returns the count and the
- * server CPU it cost, in microseconds per request, over the processes `pids`. When one
- * load generator cannot saturate the server, this is what still tells servers apart.
+ * Server CPU per request over rounds of load: `add` runs one round (resolving with its
+ * requests) and counts the CPU the processes `pids` spent on it. When one load generator
+ * cannot saturate the server, this is what still tells servers apart.
  */
-export async function withServerCpu(pids, measure) {
-  const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
-  const requests = await measure()
-  const used = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - before
-  return { requests, cpuUs: (used * 1e6) / requests }
+export function serverCpu(pids) {
+  let requests = 0
+  let seconds = 0
+  const used = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+  return {
+    async add(round) {
+      const before = used()
+      requests += await round()
+      seconds += used() - before
+    },
+    perRequestUs: () => (seconds * 1e6) / requests,
+  }
 }
 
 /**
@@ -229,24 +236,20 @@ export async function withServerCpu(pids, measure) {
 export async function compare(targets, route) {
   const seconds = Math.max(1, SECONDS / ROUNDS)
   const rounds = Object.fromEntries(Object.keys(targets).map((name) => [name, []]))
-  const cpu = Object.fromEntries(Object.keys(targets).map((name) => [name, { requests: 0, us: 0 }]))
+  const cpu = Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, serverCpu([target.pid])]))
   for (const target of Object.values(targets)) await throughput(target.socketPath, { ...route, seconds: 1 }) // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, target] of Object.entries(targets)) {
-      let rps = 0
-      const { requests, cpuUs } = await withServerCpu([target.pid], async () => {
-        rps = await throughput(target.socketPath, { ...route, seconds })
-        return rps * seconds
+      await cpu[name].add(async () => {
+        rounds[name].push(await throughput(target.socketPath, { ...route, seconds }))
+        return rounds[name].at(-1) * seconds
       })
-      rounds[name].push(rps)
-      cpu[name].requests += requests
-      cpu[name].us += cpuUs * requests
     }
   }
   const figures = {}
   for (const [name, target] of Object.entries(targets)) {
     const times = await latencies(target.client, route, 2000)
-    figures[name] = { rps: median(rounds[name]), cpuUs: cpu[name].us / cpu[name].requests, p50: percentile(times, 50), p99: percentile(times, 99) }
+    figures[name] = { rps: median(rounds[name]), cpuUs: cpu[name].perRequestUs(), p50: percentile(times, 50), p99: percentile(times, 99) }
   }
   return figures
 }

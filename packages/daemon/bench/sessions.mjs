@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STATES, repoIdOf } from '@svc/core'
 import { TabKind } from '@svc/protocol'
-import { fmt, latencyRows, median, percentile, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
+import { cpuSeconds, fmt, latencyRows, median, percentile, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
 
 const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
 const exec = promisify(execFile)
@@ -174,13 +174,6 @@ async function tmuxShim(dir) {
   }
 }
 
-/** Clock ticks of CPU the process itself used (utime + stime). */
-async function cpuTicks(pid) {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-  return Number(fields[11]) + Number(fields[12])
-}
-const CLOCK_TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
-
 async function rssKib(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))[1])
 }
@@ -201,7 +194,7 @@ async function tickWindow(shim, pid, ticks) {
     if (Date.now() > deadline) throw new Error(`fewer than ${ticks} poll ticks (tmux list-panes calls) in ${budgetMs} ms`)
     const calls = (await shim.calls()).slice(from).map(commandOf)
     const edges = calls.flatMap((call, i) => (call === 'list-panes' ? [i] : []))
-    if (edges.length > 0 && started === undefined) [started, cpuBefore] = [process.hrtime.bigint(), await cpuTicks(pid)]
+    if (edges.length > 0 && started === undefined) [started, cpuBefore] = [process.hrtime.bigint(), cpuSeconds(pid)]
     if (edges.length > ticks) {
       const window = calls.slice(edges[0], edges[ticks])
       const byCommand = {}
@@ -210,7 +203,7 @@ async function tickWindow(shim, pid, ticks) {
         perTick: window.length / ticks,
         byCommand,
         periodMs: elapsedMs(started) / ticks,
-        cpuMsPerTick: ((await cpuTicks(pid)) - cpuBefore) * CLOCK_TICK_MS / ticks,
+        cpuMsPerTick: ((cpuSeconds(pid) - cpuBefore) * 1000) / ticks,
       }
     }
     await sleep(20)

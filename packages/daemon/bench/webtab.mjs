@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
-import { ROUNDS, SECONDS, fmt, median, onInterrupt, percentile, report, spawnServer, startDaemon, withServerCpu } from './harness.mjs'
+import { ROUNDS, SECONDS, fmt, median, onInterrupt, percentile, report, spawnServer, serverCpu, startDaemon } from './harness.mjs'
 
 const UPSTREAM = fileURLToPath(new URL('./webtab-upstream.mjs', import.meta.url))
 const BARE_PROXY = fileURLToPath(new URL('./webtab-bare-proxy.mjs', import.meta.url))
@@ -77,23 +77,21 @@ async function compareOn(kind, title, daemon, sessionId, auth) {
       svc: { url: `http://${auth.addr}/v1/webtab/${sessionId}/${tab.id}${path}`, headers: auth.headers, pids: [upstream.pid, daemon.pid] },
     }
     const seconds = Math.max(1, SECONDS / ROUNDS)
-    const figures = Object.fromEntries(Object.keys(targets).map((name) => [name, { rounds: [], requests: 0, cpuUs: 0 }]))
+    const figures = Object.fromEntries(Object.entries(targets).map(([name, { pids }]) => [name, { rounds: [], cpu: serverCpu(pids) }]))
     for (const { url, headers } of Object.values(targets)) await rps(url, headers, 1) // warm-up
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, { url, headers, pids }] of Object.entries(targets)) {
+      for (const [name, { url, headers }] of Object.entries(targets)) {
         const figure = figures[name]
-        const { requests, cpuUs } = await withServerCpu(pids, async () => {
+        await figure.cpu.add(async () => {
           figure.rounds.push(await rps(url, headers, seconds))
           return figure.rounds.at(-1) * seconds
         })
-        figure.cpuUs = (figure.cpuUs * figure.requests + cpuUs * requests) / (figure.requests + requests)
-        figure.requests += requests
       }
     }
     for (const [name, { url, headers }] of Object.entries(targets)) figures[name].times = await sequential(url, headers, SEQUENTIAL)
     const rate = (name) => median(figures[name].rounds)
-    const capacity = (name) => 1 / figures[name].cpuUs
-    const row = (name) => `${fmt.rps(rate(name))}  ${fmt.us(figures[name].cpuUs)} server CPU/req  ${fmt.spread(figures[name].times)}`
+    const capacity = (name) => 1 / figures[name].cpu.perRequestUs()
+    const row = (name) => `${fmt.rps(rate(name))}  ${fmt.us(figures[name].cpu.perRequestUs())} server CPU/req  ${fmt.spread(figures[name].times)}`
     report(`GET ${path} of a web tab on ${title}: through /v1/webtab/ on the TCP listener vs the upstream directly`, [
       ['upstream directly', row('direct')],
       ['bare Fastify + @fastify/reply-from', row('library')],
