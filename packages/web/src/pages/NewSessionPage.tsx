@@ -10,14 +10,20 @@ export function NewSessionPage() {
   const [accounts, setAccounts] = useState<Array<{ agent: string; name: string }>>([])
   const [form, setForm] = useState({ repo_path: '', title: '', program: '', account: '', prompt: '' })
   const { busy, outcome, run } = useAction()
-  const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value })
+  const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm((current) => ({ ...current, [field]: event.target.value }))
 
   useEffect(() => {
     void run(async () => {
       const [listed, offered, name] = await Promise.all([api.call('ListProjects', {}), api.call('ListPrograms', {}), api.call('SuggestSessionName', {})])
       setProjects(listed.projects)
       setPrograms(offered.programs)
-      setForm((current) => ({ ...current, repo_path: listed.projects[0]?.root ?? '', program: offered.default, title: name.name }))
+      // Suggestions fill only what the user has not typed yet: they may land after the typing.
+      setForm((current) => ({
+        ...current,
+        repo_path: current.repo_path || (listed.projects[0]?.root ?? ''),
+        program: current.program || offered.default,
+        title: current.title || name.name,
+      }))
       setAccounts((await api.call('ListAccounts', {})).accounts)
     })
   }, [])
