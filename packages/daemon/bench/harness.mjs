@@ -2,7 +2,7 @@
 // a load generator, and the printing of figures and ratios.
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { availableParallelism, constants } from 'node:os'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -198,58 +198,76 @@ export function median(values) {
   return percentile([...values].sort((a, b) => a - b), 50)
 }
 
-/** Clock ticks per second of /proc's CPU times. */
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
-
-/** CPU seconds the process `pid` has used so far, all its threads. */
+/**
+ * CPU seconds the process `pid` has used so far, all its live threads: the scheduler's
+ * nanosecond run times, where utime and stime count in 10 ms ticks (too coarse for a
+ * poll tick of a few milliseconds).
+ */
 export function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // After the command name in parentheses: state is field 3, utime field 14, stime field 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
-}
-
-/**
- * Server CPU per request over rounds of load: `add` runs one round (resolving with its
- * requests) and counts the CPU the processes `pids` spent on it. When one load generator
- * cannot saturate the server, this is what still tells servers apart.
- */
-export function serverCpu(pids) {
-  let requests = 0
-  let seconds = 0
-  const used = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
-  return {
-    async add(round) {
-      const before = used()
-      requests += await round()
-      seconds += used() - before
-    },
-    perRequestUs: () => (seconds * 1e6) / requests,
-  }
-}
-
-/**
- * Measures `route` on each target in alternating rounds (so drift hits both alike):
- * median throughput, the server CPU per request over all rounds, then p50 and p99
- * latency of sequential requests.
- */
-export async function compare(targets, route) {
-  const seconds = Math.max(1, SECONDS / ROUNDS)
-  const rounds = Object.fromEntries(Object.keys(targets).map((name) => [name, []]))
-  const cpu = Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, serverCpu([target.pid])]))
-  for (const target of Object.values(targets)) await throughput(target.socketPath, { ...route, seconds: 1 }) // warm-up
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, target] of Object.entries(targets)) {
-      await cpu[name].add(async () => {
-        rounds[name].push(await throughput(target.socketPath, { ...route, seconds }))
-        return rounds[name].at(-1) * seconds
-      })
+  let nanoseconds = 0
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0])
+    } catch (error) {
+      // A thread that ended since the listing took its time with it.
+      if (error.code !== 'ENOENT') throw error
     }
   }
-  const figures = {}
+  return nanoseconds / 1e9
+}
+
+/**
+ * Runs `load(target, seconds)` (resolving with requests per second) on each target in
+ * alternating rounds, so drift hits all alike, and counts the CPU the processes
+ * `target.pids` spent in each round: when one load generator cannot saturate a server,
+ * CPU per request is what still tells servers apart. Resolves per target with `rps` (the
+ * median round), `cpuUs` (server CPU per request over all rounds) and `roundCpuUs`.
+ */
+export async function alternate(targets, load) {
+  const seconds = Math.max(1, SECONDS / ROUNDS)
+  const rounds = Object.fromEntries(Object.keys(targets).map((name) => [name, []]))
+  for (const target of Object.values(targets)) await load(target, 1) // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, target] of Object.entries(targets)) {
+      const used = () => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+      const before = used()
+      const rps = await load(target, seconds)
+      rounds[name].push({ rps, requests: rps * seconds, cpu: used() - before })
+    }
+  }
+  const sum = (list, field) => list.reduce((total, round) => total + round[field], 0)
+  return Object.fromEntries(
+    Object.entries(rounds).map(([name, list]) => [
+      name,
+      {
+        rps: median(list.map((round) => round.rps)),
+        cpuUs: (sum(list, 'cpu') * 1e6) / sum(list, 'requests'),
+        roundCpuUs: list.map((round) => (round.cpu * 1e6) / round.requests),
+      },
+    ]),
+  )
+}
+
+/**
+ * How many more requests per server CPU-second `figure` serves than `base`: the median
+ * of the rounds' ratios, as rounds side by side in time share the machine's state.
+ */
+export function capacityRatio(figure, base) {
+  return median(figure.roundCpuUs.map((us, round) => base.roundCpuUs[round] / us))
+}
+
+/**
+ * Measures `route` on each target (`{socketPath, client, pid}`) with `alternate`, then
+ * p50 and p99 latency of sequential requests.
+ */
+export async function compare(targets, route) {
+  const figures = await alternate(
+    Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, { ...target, pids: [target.pid] }])),
+    (target, seconds) => throughput(target.socketPath, { ...route, seconds }),
+  )
   for (const [name, target] of Object.entries(targets)) {
     const times = await latencies(target.client, route, 2000)
-    figures[name] = { rps: median(rounds[name]), cpuUs: cpu[name].perRequestUs(), p50: percentile(times, 50), p99: percentile(times, 99) }
+    Object.assign(figures[name], { p50: percentile(times, 50), p99: percentile(times, 99) })
   }
   return figures
 }

@@ -3,7 +3,7 @@
 // handlers are measured against), in the same run; a bare node:http server answering
 // them too shows how much is the framework's own.
 import { createClient } from '@svc/protocol'
-import { compare, fmt, report, startBare, startDaemon } from './harness.mjs'
+import { capacityRatio, compare, fmt, report, startBare, startDaemon } from './harness.mjs'
 
 export async function run() {
   const daemon = await startDaemon()
@@ -32,15 +32,15 @@ export async function run() {
       const figures = await compare(targets, route)
       const row = ({ rps, cpuUs, p50, p99 }) => `${fmt.rps(rps)}  ${fmt.us(cpuUs)} server CPU/req  p50 ${fmt.ms(p50)}  p99 ${fmt.ms(p99)}`
       // Requests per server CPU-second: a load generator that saturates first caps req/s alike.
-      const capacity = (target) => 1 / figures[target].cpuUs
+      const capacity = (target, base) => capacityRatio(figures[target], figures[base])
       report(`${route.method} ${route.path} over the Unix socket (${name})`, [
         ['bare node:http', row(figures.floor)],
         ['bare Fastify (the framework alone)', row(figures.fastify)],
         ['svc daemon', row(figures.svc)],
         ['throughput ratio to bare Fastify', fmt.ratio(figures.svc.rps / figures.fastify.rps, '>= 0.90')],
-        ['throughput per server CPU, ratio to bare Fastify', fmt.ratio(capacity('svc') / capacity('fastify'), '>= 0.90')],
-        ['throughput per server CPU, ratio to node:http', (capacity('svc') / capacity('floor')).toFixed(2)],
-        ['bare Fastify to node:http, per server CPU', (capacity('fastify') / capacity('floor')).toFixed(2)],
+        ['throughput per server CPU, ratio to bare Fastify', fmt.ratio(capacity('svc', 'fastify'), '>= 0.90')],
+        ['throughput per server CPU, ratio to node:http', capacity('svc', 'floor').toFixed(2)],
+        ['bare Fastify to node:http, per server CPU', capacity('fastify', 'floor').toFixed(2)],
       ])
     }
   } finally {

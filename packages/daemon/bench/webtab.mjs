@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
-import { ROUNDS, SECONDS, fmt, median, onInterrupt, percentile, report, spawnServer, serverCpu, startDaemon } from './harness.mjs'
+import { alternate, capacityRatio, fmt, onInterrupt, percentile, report, spawnServer, startDaemon } from './harness.mjs'
 
 const UPSTREAM = fileURLToPath(new URL('./webtab-upstream.mjs', import.meta.url))
 const BARE_PROXY = fileURLToPath(new URL('./webtab-bare-proxy.mjs', import.meta.url))
@@ -76,29 +76,18 @@ async function compareOn(kind, title, daemon, sessionId, auth) {
       library: { url: `http://127.0.0.1:${bare.sent}${path}`, headers: {}, pids: [upstream.pid, bare.pid] },
       svc: { url: `http://${auth.addr}/v1/webtab/${sessionId}/${tab.id}${path}`, headers: auth.headers, pids: [upstream.pid, daemon.pid] },
     }
-    const seconds = Math.max(1, SECONDS / ROUNDS)
-    const figures = Object.fromEntries(Object.entries(targets).map(([name, { pids }]) => [name, { rounds: [], cpu: serverCpu(pids) }]))
-    for (const { url, headers } of Object.values(targets)) await rps(url, headers, 1) // warm-up
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, { url, headers }] of Object.entries(targets)) {
-        const figure = figures[name]
-        await figure.cpu.add(async () => {
-          figure.rounds.push(await rps(url, headers, seconds))
-          return figure.rounds.at(-1) * seconds
-        })
-      }
-    }
+    const figures = await alternate(targets, ({ url, headers }, seconds) => rps(url, headers, seconds))
     for (const [name, { url, headers }] of Object.entries(targets)) figures[name].times = await sequential(url, headers, SEQUENTIAL)
-    const rate = (name) => median(figures[name].rounds)
-    const capacity = (name) => 1 / figures[name].cpu.perRequestUs()
-    const row = (name) => `${fmt.rps(rate(name))}  ${fmt.us(figures[name].cpu.perRequestUs())} server CPU/req  ${fmt.spread(figures[name].times)}`
+    const rate = (name) => figures[name].rps
+    const capacity = (name, base) => capacityRatio(figures[name], figures[base])
+    const row = (name) => `${fmt.rps(rate(name))}  ${fmt.us(figures[name].cpuUs)} server CPU/req  ${fmt.spread(figures[name].times)}`
     report(`GET ${path} of a web tab on ${title}: through /v1/webtab/ on the TCP listener vs the upstream directly`, [
       ['upstream directly', row('direct')],
       ['bare Fastify + @fastify/reply-from', row('library')],
       ['through the svc proxy', row('svc')],
       ['throughput ratio to direct', fmt.ratio(rate('svc') / rate('direct'), '>= 0.80')],
-      ['throughput per server CPU, ratio to direct', (capacity('svc') / capacity('direct')).toFixed(2)],
-      ['svc to bare reply-from: throughput, per server CPU', `${(rate('svc') / rate('library')).toFixed(2)}, ${(capacity('svc') / capacity('library')).toFixed(2)}`],
+      ['throughput per server CPU, ratio to direct', capacity('svc', 'direct').toFixed(2)],
+      ['svc to bare reply-from: throughput, per server CPU', `${(rate('svc') / rate('library')).toFixed(2)}, ${capacity('svc', 'library').toFixed(2)}`],
       ['p99 ratio to direct', (percentile(figures.svc.times, 99) / percentile(figures.direct.times, 99)).toFixed(2)],
     ])
   } finally {
