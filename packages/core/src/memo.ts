@@ -6,7 +6,8 @@
 export function memoized<T>(compute: (key: string) => T, limit = 1_000): (key: string) => T {
   const memo = new Map<string, T>()
   return (key) => {
-    if (memo.has(key)) return memo.get(key) as T
+    const known = memo.get(key)
+    if (known !== undefined || memo.has(key)) return known as T
     const value = compute(key)
     if (memo.size >= limit) memo.clear()
     memo.set(key, value)

@@ -104,7 +104,7 @@ export async function run() {
     const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
     const auth = { addr, headers: { authorization: `Bearer ${token}` } }
     await compareOn('node', 'node:http answering 2 KiB', daemon, sessionId, auth)
-    await compareOn('vite', 'a Vite dev server (a transformed 2 KiB module)', daemon, sessionId, auth)
+    await compareOn('vite', 'a Vite dev server (a 2 KiB module, served transformed with its inline source map: 20 KiB)', daemon, sessionId, auth)
   } finally {
     await daemon.stop()
   }

@@ -116,7 +116,7 @@ describe('the same-origin mirror', () => {
     const bare = await send(daemon.socket, 'GET', `${mirror}?q=1`)
     expect(bare.status).toBe(301)
     expect(bare.headers.location).toBe(`${mirror}/?q=1`)
-    for (const path of [`${mirror}/a/../../other`, `${mirror}/%2e%2e/x`, `${mirror}/a\\..\\b`]) {
+    for (const path of [`${mirror}/a/../../other`, `${mirror}/%2e%2e/x`, `${mirror}/.%2E/x`, `${mirror}/a\\..\\b`]) {
       const climbed = await sendRaw(daemon.socket, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`)
       expect(climbed.status, path).toBe(400)
       expect(climbed.json.error.message).toBe('invalid web tab path')

@@ -88,14 +88,15 @@ export function tokenGate({ config, token, tokenPath }: AuthOptions) {
         .send()
       return 'answered'
     }
-    if (!request.tokenRequired || request.routeOptions.config.route?.name === 'AuthInfo') return undefined
+    if (!request.tokenRequired) return undefined
     const bearer = bearerToken(request)
     const fromCookie = cookieToken(request)
     const valid =
       queryValid ||
       (bearer !== undefined && tokenMatches(bearer, token)) ||
       (fromCookie !== undefined && tokenMatches(fromCookie, cookie))
-    if (valid) return undefined
+    // Route options are built anew on every read: only a request without the token asks.
+    if (valid || request.routeOptions.config.route?.name === 'AuthInfo') return undefined
     return refusal(
       request,
       401,

@@ -1,5 +1,7 @@
 /** `..` in any spelling (`%2e%2e`, backslashes) would climb out of the tab's path. */
 export function climbs(rawPath: string): boolean {
+  // Without a `%` nothing decodes, so only a literal `..` can climb: most paths have neither.
+  if (!rawPath.includes('..') && !rawPath.includes('%')) return false
   let decoded: string
   try {
     decoded = decodeURIComponent(rawPath)

@@ -81,10 +81,12 @@ export function upstreamHeaders(
 ): IncomingHttpHeaders {
   const up = { ...headers }
   delete up.authorization
-  const kept = Object.entries(parseCookie(headers.cookie ?? '')).filter(([name]) => !DAEMON_COOKIE.test(name))
-  const cookie = [stringifyCookie(Object.fromEntries(kept)), target.cookies ?? ''].filter(Boolean).join('; ')
-  if (cookie === '') delete up.cookie
-  else up.cookie = cookie
+  if (headers.cookie !== undefined || target.cookies !== undefined) {
+    const kept = Object.entries(parseCookie(headers.cookie ?? '')).filter(([name]) => !DAEMON_COOKIE.test(name))
+    const cookie = [stringifyCookie(Object.fromEntries(kept)), target.cookies ?? ''].filter(Boolean).join('; ')
+    if (cookie === '') delete up.cookie
+    else up.cookie = cookie
+  }
   if (typeof headers.origin === 'string') up.origin = upstreamOrigin(headers.origin, viewerOrigin, target)
   if (typeof headers.referer === 'string') {
     const referer = asUpstreamUrl(headers.referer, viewerOrigin, mount, target)
