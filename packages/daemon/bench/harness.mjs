@@ -226,13 +226,13 @@ export function cpuSeconds(pid) {
 export async function alternate(targets, load) {
   const seconds = Math.max(1, SECONDS / ROUNDS)
   const rounds = Object.fromEntries(Object.keys(targets).map((name) => [name, []]))
+  const used = (pids) => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
   for (const target of Object.values(targets)) await load(target, 1) // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, target] of Object.entries(targets)) {
-      const used = () => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
-      const before = used()
+      const before = used(target.pids)
       const rps = await load(target, seconds)
-      rounds[name].push({ rps, requests: rps * seconds, cpu: used() - before })
+      rounds[name].push({ rps, requests: rps * seconds, cpu: used(target.pids) - before })
     }
   }
   const sum = (list, field) => list.reduce((total, round) => total + round[field], 0)
