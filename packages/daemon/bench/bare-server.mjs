@@ -1,17 +1,40 @@
 // The floors: fixed bytes on a Unix socket, from node:http and nothing else, or (with
 // "fastify" as the second argument) from a bare Fastify with one route per answer and a
-// string body parser, which shows what the framework alone costs.
+// string body parser, which shows what the framework alone costs; "fastify-in-daemon"
+// serves that bare Fastify from a process that also runs a daemon (on a home of its own,
+// serving its own socket), which shows what being inside the daemon's process costs a
+// route with none of the daemon's code on its path.
 import { createServer } from 'node:http'
 import Fastify from 'fastify'
 
 // The answers arrive over IPC: a large body (a Snapshot of 1,000 sessions) exceeds argv limits.
 const [socketPath, framework] = process.argv.slice(2)
 const answers = await new Promise((resolve) => process.once('message', resolve))
-// An interrupted benchmark cannot stop us; its exit closes the IPC channel instead.
-process.once('disconnect', () => process.exit(0))
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-if (framework === 'fastify') {
+/**
+ * A daemon started here as its own entry starts it; resolves with its teardown. Imported
+ * only then: the other floors load nothing of svc.
+ */
+async function hostDaemon() {
+  const { startDaemon } = await import('@svc/daemon')
+  const { BENCH_CONFIG, makeHome, removeHome } = await import('./daemon-home.mjs')
+  const made = await makeHome(BENCH_CONFIG)
+  const daemon = await startDaemon({ ...process.env, SERVICE_HOME: made.home })
+  await daemon.restored
+  return async () => {
+    await daemon.stop()
+    await removeHome(made)
+  }
+}
+
+const teardown = framework === 'fastify-in-daemon' ? await hostDaemon() : async () => {}
+// Stopped (or an interrupted benchmark's exit closing the IPC channel): leave nothing behind.
+const exit = () => void teardown().finally(() => process.exit(0))
+process.once('disconnect', exit)
+process.once('SIGTERM', exit)
+
+if (framework.startsWith('fastify')) {
   const app = Fastify()
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => done(null, text))

@@ -1,13 +1,14 @@
 // Shared pieces of the benchmark scripts: a real daemon on a temporary SERVICE_HOME,
 // a load generator, and the printing of figures and ratios.
-import { execFile, execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { availableParallelism, constants } from 'node:os'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
-import { createClient, servicePaths } from '@svc/protocol'
+import { createClient } from '@svc/protocol'
+import { BENCH_CONFIG, makeHome, removeHome } from './daemon-home.mjs'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url))
@@ -63,10 +64,9 @@ export function onInterrupt(teardown) {
   return once
 }
 
-export async function startDaemon({ config = { network: { listen_addr: '' } }, env = {}, prepare } = {}) {
-  const home = await mkdtemp('/tmp/svc-bench-')
-  const paths = servicePaths(home)
-  await writeFile(paths.config, JSON.stringify(config))
+export async function startDaemon({ config = BENCH_CONFIG, env = {}, prepare } = {}) {
+  const made = await makeHome(config)
+  const { home, paths } = made
   if (prepare) await prepare(paths)
   const child = spawnServer([DAEMON_MAIN], {
     // Its home as working directory: a relative path in a request cannot reach a real repository.
@@ -80,9 +80,7 @@ export async function startDaemon({ config = { network: { listen_addr: '' } }, e
       child.kill('SIGTERM')
       await new Promise((resolve) => child.once('exit', resolve))
     }
-    // The private tmux server outlives the daemon by design; a benchmark must not leave it.
-    await new Promise((resolve) => execFile('tmux', ['-S', paths.tmuxSocket, 'kill-server'], resolve))
-    await rm(home, { recursive: true, force: true })
+    await removeHome(made)
   })
   try {
     for (;;) {
@@ -100,7 +98,8 @@ export async function startDaemon({ config = { network: { listen_addr: '' } }, e
 
 /**
  * The floor server: node:http on `socketPath` answering `answers` ("METHOD /path" → body),
- * nothing else; with `framework` "fastify", a bare Fastify answering the same.
+ * nothing else; with `framework` "fastify", a bare Fastify answering the same, and with
+ * "fastify-in-daemon", that bare Fastify in a process also running a daemon.
  */
 export async function startBare(socketPath, answers, framework = 'node') {
   await rm(socketPath, { force: true })

@@ -1,7 +1,8 @@
 // GET /v1/health and an empty Snapshot over the daemon's socket, against a bare Fastify
 // on a Unix socket answering the same bytes (the floor the daemon's own hooks and
 // handlers are measured against), in the same run; a bare node:http server answering
-// them too shows how much is the framework's own.
+// them too shows how much is the framework's own, and the bare Fastify served from inside
+// a running daemon's process how much is the process's.
 import { createClient } from '@svc/protocol'
 import { capacityRatio, compare, fmt, report, startBare, startDaemon } from './harness.mjs'
 
@@ -21,11 +22,14 @@ export async function run() {
   const fastifySocket = `${daemon.home}/fastify.sock`
   const bare = await startBare(bareSocket, answers)
   const fastify = await startBare(fastifySocket, answers, 'fastify')
+  const hostedSocket = `${daemon.home}/hosted.sock`
+  const hosted = await startBare(hostedSocket, answers, 'fastify-in-daemon')
   try {
     const target = (socketPath) => ({ socketPath, client: createClient({ socketPath }) })
     const targets = {
       floor: { ...target(bareSocket), pid: bare.pid },
       fastify: { ...target(fastifySocket), pid: fastify.pid },
+      hosted: { ...target(hostedSocket), pid: hosted.pid },
       svc: { socketPath: daemon.paths.socket, client: daemon.client, pid: daemon.pid },
     }
     for (const [name, route] of Object.entries(routes)) {
@@ -36,14 +40,18 @@ export async function run() {
       report(`${route.method} ${route.path} over the Unix socket (${name})`, [
         ['bare node:http', row(figures.floor)],
         ['bare Fastify (the framework alone)', row(figures.fastify)],
+        ["bare Fastify inside a daemon's process", row(figures.hosted)],
         ['svc daemon', row(figures.svc)],
         ['throughput ratio to bare Fastify', fmt.ratio(figures.svc.rps / figures.fastify.rps, '>= 0.90')],
         ['throughput per server CPU, ratio to bare Fastify', fmt.ratio(capacity('svc', 'fastify'), '>= 0.90')],
         ['throughput per server CPU, ratio to node:http', capacity('svc', 'floor').toFixed(2)],
         ['bare Fastify to node:http, per server CPU', capacity('fastify', 'floor').toFixed(2)],
+        ["bare Fastify inside a daemon's process to bare Fastify, per server CPU", capacity('hosted', 'fastify').toFixed(2)],
+        ["svc daemon to bare Fastify inside a daemon's process, per server CPU", capacity('svc', 'hosted').toFixed(2)],
       ])
     }
   } finally {
+    await hosted.stop()
     await fastify.stop()
     await bare.stop()
     await daemon.stop()
