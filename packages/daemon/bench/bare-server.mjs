@@ -28,11 +28,14 @@ async function hostDaemon() {
   }
 }
 
-const teardown = framework === 'fastify-in-daemon' ? await hostDaemon() : async () => {}
 // Stopped (or an interrupted benchmark's exit closing the IPC channel): leave nothing behind.
+let teardown = async () => {}
 const exit = () => void teardown().finally(() => process.exit(0))
 process.once('disconnect', exit)
-process.once('SIGTERM', exit)
+// `on`, not `once`: signal-exit (loaded with the daemon) re-raises a signal it sees no other
+// listener for, which would end this process before its teardown.
+process.on('SIGTERM', exit)
+if (framework === 'fastify-in-daemon') teardown = await hostDaemon()
 
 if (framework.startsWith('fastify')) {
   const app = Fastify()
