@@ -120,7 +120,8 @@ export class Observer {
       const sightings = await this.watch.look(watched.map(nameOf))
       for (const record of watched) {
         const sighting = sightings.get(nameOf(record))
-        if (sighting && this.host.get(record.id) && !this.host.inFlight(record.id)) await this.observe(record, sighting)
+        // A lease taken while tmux was asked (a terminal attaching) voids the look: it may hold the person's doing.
+        if (sighting && this.host.get(record.id) && !this.host.inFlight(record.id) && !this.paused(record)) await this.observe(record, sighting)
       }
       await this.recoverDue()
       await this.resumeDue()

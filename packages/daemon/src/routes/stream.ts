@@ -31,6 +31,12 @@ interface Plan {
   lease: { sessionId: string; holder: string } | undefined
 }
 
+/**
+ * How long the lease taken while a stream is set up holds should its upgrade never
+ * complete; once the 101 is written it holds until the socket closes.
+ */
+const SETUP_LEASE_MS = 5_000
+
 const DIGITS = /^\d{1,20}$/
 const MAX_U64 = 2n ** 64n - 1n
 
@@ -104,11 +110,19 @@ export function streamRoutes(core: Core, hub: StreamHub) {
     async function plan(request: FastifyRequest, named: () => Promise<Named>): Promise<void> {
       if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
       const { tmuxName, since, leaseOn } = await named()
-      const terminal = await hub.terminal(tmuxName)
-      // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
-      const start = await terminal.start(since === undefined ? undefined : Number(since))
+      // Attaching may resize the window, and redraw the pane with it: the person's doing,
+      // not the agent's, so the status poll pauses before the terminal attaches.
       const lease = leaseOn === undefined ? undefined : { sessionId: leaseOn, holder: `stream-${++holders}` }
-      plans.set(request.raw, { terminal, start, subscriber: new SocketSubscriber(), lease })
+      if (lease) core.sessions.leases.hold(lease.sessionId, lease.holder, Date.now() + SETUP_LEASE_MS)
+      try {
+        const terminal = await hub.terminal(tmuxName)
+        // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
+        const start = await terminal.start(since === undefined ? undefined : Number(since))
+        plans.set(request.raw, { terminal, start, subscriber: new SocketSubscriber(), lease })
+      } catch (error) {
+        if (lease) core.sessions.leases.release(lease.sessionId, lease.holder)
+        throw error
+      }
     }
 
     function subscribe(socket: WebSocket, request: FastifyRequest): void {

@@ -1,0 +1,79 @@
+import { expect, it } from 'vitest'
+import pino from 'pino'
+import { TabKind } from '@svc/protocol'
+import { Config } from '../config/config.js'
+import { systemClock } from '../infra/clock.js'
+import type { PaneState, Tmux } from '../infra/tmux.js'
+import { Observer, type ObserverHost } from './observer.js'
+import { setState, stateOf, type SessionRecord } from './record.js'
+import type { Runtime } from './runtime.js'
+
+/** One ready session, a pane whose text the test sets, and leases the test takes. */
+async function watched() {
+  const record: SessionRecord = {
+    id: 's1',
+    title: 'alpha',
+    repo_id: 'r',
+    repo_path: '/repo',
+    path: '/repo-alpha',
+    branch: 'alpha',
+    branch_created: true,
+    program: 'claude',
+    account: '',
+    backend: 'local',
+    in_place: false,
+    created_at: '2026-01-01T00:00:00.000Z',
+    status: 0,
+    tabs: [{ id: 's1-agent', kind: TabKind.agent, name: 'agent', tmux_name: 'svc_alpha' }],
+  }
+  setState(record, 'ready')
+  const pane = { screen: 'fake-agent ready\n> ', duringPoll: () => {} }
+  const leased = new Set<string>()
+  const tmux = {
+    poll: async (names: string[]) => {
+      pane.duringPoll()
+      const state = { dead: false, deadStatus: undefined, activity: true, hasClient: false, attached: false }
+      return new Map<string, PaneState>(names.map((name) => [name, { session: name, ...state }]))
+    },
+    capture: async (names: string[]) => new Map(names.map((name) => [name, pane.screen])),
+  } as unknown as Tmux
+  const host: ObserverHost = {
+    records: () => [record],
+    get: (id) => (id === record.id ? record : undefined),
+    inFlight: () => false,
+    leased: (id) => leased.has(id),
+    exclusive: (_id, work) => work(),
+    save: async () => {},
+    transition: (target, state) => setState(target, state),
+    touch: () => {},
+    settled: () => {},
+    deliverInto: async () => 'delivered',
+    resumeFromLimit: async () => {},
+    ticked: () => {},
+  }
+  const options = { config: await Config.load('/nonexistent/config.json'), log: pino({ level: 'silent' }), clock: systemClock }
+  const observer = new Observer(host, tmux, {} as Runtime, options)
+  return { record, pane, leased, tick: () => observer.tick() }
+}
+
+it("does not count a pane change seen while a lease began (a terminal attaching) as the agent's work", async () => {
+  const { record, pane, leased, tick } = await watched()
+  await tick() // the baseline
+  pane.duringPoll = () => {
+    leased.add(record.id)
+    pane.screen = 'fake-agent ready\n> (redrawn at the new size)'
+  }
+  await tick()
+  expect([stateOf(record), record.last_pane_churn_at]).toEqual(['ready', undefined])
+
+  // After the lease, the first look only sets a new baseline; the agent's own output then counts.
+  pane.duringPoll = () => {}
+  leased.clear()
+  await tick()
+  await tick()
+  expect(stateOf(record)).toBe('ready')
+  pane.screen = 'working 0'
+  await tick()
+  expect(stateOf(record)).toBe('running')
+  expect(record.last_pane_churn_at).toBeDefined()
+})
