@@ -18,8 +18,8 @@ const JSON_TYPE = 'application/json; charset=utf-8'
  */
 async function hostDaemon() {
   const { startDaemon } = await import('@svc/daemon')
-  const { BENCH_CONFIG, makeHome, removeHome } = await import('./daemon-home.mjs')
-  const made = await makeHome(BENCH_CONFIG)
+  const { makeHome, removeHome } = await import('./daemon-home.mjs')
+  const made = await makeHome()
   const daemon = await startDaemon({ ...process.env, SERVICE_HOME: made.home })
   await daemon.restored
   return async () => {

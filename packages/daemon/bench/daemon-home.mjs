@@ -4,9 +4,8 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { servicePaths } from '@svc/protocol'
 
-export const BENCH_CONFIG = { network: { listen_addr: '' } }
-
-export async function makeHome(config = BENCH_CONFIG) {
+/** `config` is config.json's content; by default no TCP listener, only the socket. */
+export async function makeHome(config = { network: { listen_addr: '' } }) {
   const home = await mkdtemp('/tmp/svc-bench-')
   const paths = servicePaths(home)
   await writeFile(paths.config, JSON.stringify(config))

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import { createClient } from '@svc/protocol'
-import { BENCH_CONFIG, makeHome, removeHome } from './daemon-home.mjs'
+import { makeHome, removeHome } from './daemon-home.mjs'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url))
@@ -64,7 +64,7 @@ export function onInterrupt(teardown) {
   return once
 }
 
-export async function startDaemon({ config = BENCH_CONFIG, env = {}, prepare } = {}) {
+export async function startDaemon({ config, env = {}, prepare } = {}) {
   const made = await makeHome(config)
   const { home, paths } = made
   if (prepare) await prepare(paths)

@@ -1,32 +1,16 @@
 import { expect, it } from 'vitest'
 import pino from 'pino'
-import { TabKind } from '@svc/protocol'
 import { Config } from '../config/config.js'
 import { systemClock } from '../infra/clock.js'
 import type { PaneState, Tmux } from '../infra/tmux.js'
 import { Observer, type ObserverHost } from './observer.js'
-import { setState, stateOf, type SessionRecord } from './record.js'
+import { setState, stateOf } from './record.js'
+import { sessionRecord } from './record.fixture.js'
 import type { Runtime } from './runtime.js'
 
 /** One ready session, a pane whose text the test sets, and leases the test takes. */
 async function watched() {
-  const record: SessionRecord = {
-    id: 's1',
-    title: 'alpha',
-    repo_id: 'r',
-    repo_path: '/repo',
-    path: '/repo-alpha',
-    branch: 'alpha',
-    branch_created: true,
-    program: 'claude',
-    account: '',
-    backend: 'local',
-    in_place: false,
-    created_at: '2026-01-01T00:00:00.000Z',
-    status: 0,
-    tabs: [{ id: 's1-agent', kind: TabKind.agent, name: 'agent', tmux_name: 'svc_alpha' }],
-  }
-  setState(record, 'ready')
+  const record = sessionRecord('s1', 'alpha', 'ready')
   const pane = { screen: 'fake-agent ready\n> ', duringPoll: () => {} }
   const leased = new Set<string>()
   const tmux = {

@@ -1,33 +1,13 @@
 import { expect, it } from 'vitest'
 import { TabKind } from '@svc/protocol'
 import { setState, type SessionRecord } from './record.js'
+import { sessionRecord } from './record.fixture.js'
 import { WireCache } from './wire-cache.js'
-
-const record = (id: string, title: string): SessionRecord => {
-  const made: SessionRecord = {
-    id,
-    title,
-    repo_id: 'r',
-    repo_path: '/repo',
-    path: `/repo-${title}`,
-    branch: title,
-    branch_created: true,
-    program: 'claude',
-    account: '',
-    backend: 'local',
-    in_place: false,
-    created_at: '2026-01-01T00:00:00.000Z',
-    status: 0,
-    tabs: [{ id: `${id}-agent`, kind: TabKind.agent, name: 'agent', tmux_name: `svc_${title}` }],
-  }
-  setState(made, 'running')
-  return made
-}
 
 function fleet() {
   const busy = new Set<string>()
   const cache = new WireCache('boot', (id) => busy.has(id))
-  const records = new Map([['a', record('a', 'alpha')], ['b', record('b', 'beta')]])
+  const records = new Map([['a', sessionRecord('a', 'alpha', 'running')], ['b', sessionRecord('b', 'beta', 'running')]])
   const snapshot = (filters = {}) => cache.snapshotJson(records, filters)
   const titles = (json: string) => (JSON.parse(json) as { instances: SessionWire[] }).instances
   return { busy, cache, records, snapshot, titles }
@@ -52,7 +32,7 @@ it('shows a save, a lifecycle move, an operation in flight, an added and a remov
   expect(titles(snapshot())[0]?.idle_reason).toBeUndefined()
   busy.delete('a')
   expect(titles(snapshot())[0]?.idle_reason).toBe('process-exited')
-  records.set('c', record('c', 'gamma'))
+  records.set('c', sessionRecord('c', 'gamma', 'running'))
   expect(titles(snapshot()).map((session) => session.title)).toEqual(['alpha', 'beta', 'gamma'])
   records.delete('b')
   cache.forget('b')
