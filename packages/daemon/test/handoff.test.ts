@@ -111,13 +111,15 @@ describe('HandoffSession', () => {
     await waitForSession(daemon, 'parser', (s) => s.liveness_name === 'ready' && s.can_handoff)
   })
 
-  it('refuses a handoff that names nothing new, an unknown agent, a busy or a stopped session', { timeout: 60_000 }, async () => {
-    const refusal = async (body: Record<string, unknown>) => {
-      const answer = await daemon.post('/v1/HandoffSession', body)
-      expect(answer.status).toBe(500)
-      expect(answer.json.error.daemon_rejected).toBe(true)
-      return answer.json.error.message as string
-    }
+  /** The daemon's refusal of a HandoffSession body, as a 500 envelope. */
+  const refusal = async (body: Record<string, unknown>) => {
+    const answer = await daemon.post('/v1/HandoffSession', body)
+    expect(answer.status).toBe(500)
+    expect(answer.json.error.daemon_rejected).toBe(true)
+    return answer.json.error.message as string
+  }
+
+  it('refuses a handoff that names nothing new, an unknown agent or a stopped session', { timeout: 60_000 }, async () => {
     const before = await session(daemon, 'parser')
     expect(await refusal({ title: 'parser', to: 'nope' })).toMatch(/unknown agent "nope" in to; one of claude, codex/)
     expect(await refusal({ title: 'parser', to: 'codex' })).toMatch(/already runs codex; name another agent or account/)
@@ -125,15 +127,61 @@ describe('HandoffSession', () => {
     expect(await refusal({ title: 'parser', account: 'ghost' })).toMatch(/unknown codex account "ghost"/)
     expect(await refusal({ title: 'nobody', to: 'claude' })).toMatch(/no session titled "nobody"/)
 
-    await daemon.client.call('SendPrompt', { title: 'parser', prompt: '/busy 4' })
-    await waitForSession(daemon, 'parser', (s) => s.liveness_name === 'running')
-    expect(await refusal({ title: 'parser', to: 'claude' })).toMatch(/session "parser" is busy \(running\)/)
-
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'shelved' })
     await daemon.client.call('ArchiveSession', { title: 'shelved' })
-    expect(await refusal({ title: 'shelved', to: 'codex' })).toMatch(/session "shelved" is archived/)
+    expect(await refusal({ title: 'shelved', to: 'codex' })).toMatch(/session "shelved" is archived; restore it with RestoreArchived first/)
+    expect(await session(daemon, 'shelved')).toMatchObject({ program: 'claude', liveness_name: 'archived', can_handoff: false })
     const after = await waitForSession(daemon, 'parser', (s) => s.liveness_name === 'ready')
     expect([after.program, after.tabs[0]?.handoffs?.length]).toEqual([before.program, 1])
+  })
+
+  it('hands a running session over mid-work: the old agent is stopped, the worktree and branch kept, the brief says so', { timeout: 90_000 }, async () => {
+    const { instance } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'lexer', prompt: 'tokenize the input' })
+    await waitForSession(daemon, 'lexer', (s) => s.liveness_name === 'ready')
+    await writeFile(join(instance.path, 'tokens.txt'), 'half a table\n')
+    const head = git(instance.path, 'rev-parse', 'HEAD').trim()
+    await daemon.client.call('SendPrompt', { title: 'lexer', prompt: '/busy 60' })
+    const running = await waitForSession(daemon, 'lexer', (s) => s.liveness_name === 'running')
+    expect(running.can_handoff).toBe(true)
+    const tmuxName = instance.tabs[0]?.tmux_name as string
+    const claudePid = Number(panePid(daemon, tmuxName))
+
+    // Refused while it works, it works on: the same process, still ticking.
+    expect(await refusal({ title: 'lexer', to: 'claude' })).toMatch(/already runs claude; name another agent or account/)
+    expect(await refusal({ title: 'lexer', to: 'nope' })).toMatch(/unknown agent "nope"/)
+    const ticks = () => history(daemon, tmuxName).match(/^busy \d+$/gm)?.length ?? 0
+    const ticked = ticks()
+    await waitFor(() => ticks() > ticked || undefined)
+    expect(Number(panePid(daemon, tmuxName))).toBe(claudePid)
+    expect((await session(daemon, 'lexer')).tabs[0]).not.toHaveProperty('handoffs')
+
+    const answer = await daemon.client.call('HandoffSession', { title: 'lexer', to: 'codex' })
+    expect(answer).toEqual({ ok: true, from: { program: 'claude', account: '' }, to: { program: 'codex', account: '' }, head_sha: head })
+    // The busy agent is gone, not left working beside its successor.
+    const alive = (pid: number) => {
+      try {
+        return process.kill(pid, 0)
+      } catch {
+        return false
+      }
+    }
+    await waitFor(() => !alive(claudePid) || undefined)
+    expect(startCommand(daemon, tmuxName)).toContain(kinds.codexDump)
+
+    // Its work stays as it was: the uncommitted file, the branch and its head.
+    expect(await readFile(join(instance.path, 'tokens.txt'), 'utf8')).toBe('half a table\n')
+    expect(git(instance.path, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('agent/lexer')
+    expect(git(instance.path, 'rev-parse', 'HEAD').trim()).toBe(head)
+    const after = await session(daemon, 'lexer')
+    expect(after).toMatchObject({ id: instance.id, path: instance.path, branch: 'agent/lexer', program: 'codex' })
+    expect(after.tabs[0]?.handoffs).toEqual([{ from: answer.from, to: answer.to, at: expect.any(String), head_sha: head, reason: 'handed-over' }])
+
+    const pane = await briefRead(daemon, tmuxName)
+    expect(pane).toContain('received: The user stopped the previous agent, claude, and handed the work over to you, codex.')
+    expect(pane).toContain('received: It was interrupted mid-work:')
+    expect(pane).toContain('received: Goal: tokenize the input')
+    expect(pane).toContain('received:   ?? tokens.txt')
+    await waitForSession(daemon, 'lexer', (s) => s.liveness_name === 'ready' && s.can_handoff)
   })
 
   it('switches the account, keeps a brief that may not have arrived pending, and ResumeFromLimit delivers it', { timeout: 90_000 }, async () => {

@@ -27,7 +27,7 @@ describe('the session object', () => {
     expect((await waitForSession(daemon, 'based', () => true)).worktree).toMatchObject({ path: archived_path, base_sha: head })
   })
 
-  it('offers archive on live sessions and restore on archived, lost and dead ones; handoff only on a ready one', async () => {
+  it('offers archive on live sessions and restore on archived, lost and dead ones; handoff on live ones only', async () => {
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'alive' })
     const { instance: doomed } = await daemon.client.call('CreateSession', { repo_path: repo, title: 'doomed' })
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'quitter' })

@@ -12,7 +12,7 @@ import type { Tmux } from '../infra/tmux.js'
 import { missionBrief, workState, type HandoffReason } from './mission.js'
 import type { Observer } from './observer.js'
 import { liveOrRefuse, type Prompts } from './prompts.js'
-import { canHandoff, isLive, runtimeReplaced, stateOf, type HandoffEntry, type SessionRecord } from './record.js'
+import { isLive, runtimeReplaced, stateOf, type HandoffEntry, type SessionRecord } from './record.js'
 import { agentTab, type Runtime } from './runtime.js'
 import { lastWords } from './watch.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
@@ -63,15 +63,13 @@ export class Handoffs {
       throw new InvalidRequest(`unknown agent ${quote(request.to)} in to; one of ${AGENT_NAMES.join(', ')}`)
     }
     return this.table.operate(request, async (record) => {
+      // Any live state will do: a running agent is stopped mid-work, its worktree kept as it is.
       liveOrRefuse(record)
-      // A handoff that changes nothing is refused whatever the agent is doing.
       const to = this.successor(record, request)
-      if (!canHandoff(record)) {
-        throw new Refused(`session "${record.title}" is busy (${stateOf(record) ?? 'in flight'}); hand it over once it is ready or at its usage limit`)
-      }
       const from = { program: record.program, account: record.account }
       if (to.account) this.runtime.accountHome(to.program, to.account)
-      const reason: HandoffReason = stateOf(record) === 'limit-reached' ? 'usage-limit' : 'handed-over'
+      const state = stateOf(record)
+      const reason: HandoffReason = state === 'limit-reached' ? 'usage-limit' : 'handed-over'
       const work = await workState(record.path, record.base_sha, this.runtime.subprocessEnv())
       const intent: HandoffIntent = { id: record.id, at: this.table.now.toISOString(), from, to }
       await this.begin(intent)
@@ -82,7 +80,16 @@ export class Handoffs {
       const tab = agentTab(record)
       tab.handoffs = [...(tab.handoffs ?? []), { from, to, at: intent.at, head_sha: work.head_sha, reason }]
       const goal = request.brief || record.first_prompt
-      const text = missionBrief({ from: describeIdentity(from), to: describeIdentity(to), reason, goal, branch: record.branch, path: record.path, work })
+      const text = missionBrief({
+        from: describeIdentity(from),
+        to: describeIdentity(to),
+        reason,
+        interrupted: state === 'running',
+        goal,
+        branch: record.branch,
+        path: record.path,
+        work,
+      })
       record.mission = { text }
       runtimeReplaced(record)
       this.table.transition(record, 'running')

@@ -5,6 +5,7 @@ const mission = (overrides: Partial<Mission> = {}): Mission => ({
   from: 'claude',
   to: 'codex',
   reason: 'usage-limit',
+  interrupted: false,
   goal: 'make the parser accept trailing commas',
   branch: 'agent/parser',
   path: '/src/app-parser',
@@ -43,5 +44,17 @@ describe('the mission brief', () => {
     expect(text).toContain('  c39 change 39\n  … and 5 more\n')
     expect(text).not.toContain('c40 change 40')
     expect(text).toContain('Uncommitted files: none')
+    expect(text).not.toContain('interrupted')
+  })
+
+  it('says the previous agent was interrupted mid-work when it was stopped while running', () => {
+    const lines = missionBrief(mission({ reason: 'handed-over', interrupted: true })).split('\n')
+    expect(lines.slice(0, 4)).toEqual([
+      'You are continuing work in progress in this repository; another agent started it.',
+      'The user stopped the previous agent, claude, and handed the work over to you, codex.',
+      'It was interrupted mid-work: an edit or a command of its last step may be half done, so check the uncommitted changes before building on them.',
+      'Goal: make the parser accept trailing commas',
+    ])
+    expect(lines.at(-1)).toBe('Do not start over: read what is there, then carry the work on from where it stopped.')
   })
 })

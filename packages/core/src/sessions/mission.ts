@@ -31,6 +31,8 @@ export interface Mission {
   from: string
   to: string
   reason: HandoffReason
+  /** The previous agent was stopped while it was working: its last step may be half done. */
+  interrupted: boolean
   /** The brief the user gave, else the session's first prompt. */
   goal: string | undefined
   branch: string
@@ -51,10 +53,14 @@ export function missionBrief(mission: Mission): string {
     mission.reason === 'usage-limit'
       ? `The previous agent, ${mission.from}, stopped because it hit its usage limit; you are ${mission.to}.`
       : `The user stopped the previous agent, ${mission.from}, and handed the work over to you, ${mission.to}.`
+  const interrupted = mission.interrupted
+    ? ['It was interrupted mid-work: an edit or a command of its last step may be half done, so check the uncommitted changes before building on them.']
+    : []
   const base = work.base_sha.slice(0, 12)
   return [
     'You are continuing work in progress in this repository; another agent started it.',
     why,
+    ...interrupted,
     `Goal: ${mission.goal?.trim() || 'not recorded; ask the user what the goal is before changing anything.'}`,
     `Branch: ${mission.branch} in ${mission.path}, at ${work.head_sha.slice(0, 12)}, started from ${base}.`,
     ...listed('Commits since the base', work.commits, 'none yet'),

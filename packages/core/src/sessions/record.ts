@@ -135,12 +135,6 @@ export function isLive(record: SessionRecord): boolean {
   return state === 'running' || state === 'ready' || state === 'limit-reached'
 }
 
-/** HandoffSession takes a live session that is not busy: ready, or parked at its usage limit. */
-export function canHandoff(record: SessionRecord): boolean {
-  const state = stateOf(record)
-  return state === 'ready' || state === 'limit-reached'
-}
-
 /** Every named kind, `allowed` when CreateTab creates it by name (rule 7: not agent, not process). */
 const TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: (CREATABLE_TAB_KINDS as readonly string[]).includes(kind) }))
 
@@ -214,7 +208,8 @@ export function encodeSession(
     lifecycle_action: lifecycleActionOf(record),
     // A kill already under way (deleting) is the only one that cannot be asked for again.
     can_kill: stateOf(record) !== 'deleting',
-    can_handoff: canHandoff(record),
+    // HandoffSession takes any live session, a running one included.
+    can_handoff: isLive(record),
     is_root: record.root === true,
   }
 }

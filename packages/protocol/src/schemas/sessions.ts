@@ -87,7 +87,7 @@ export const Session = Closed({
   /** `archive` for a live session, `restore` for an archived, lost or dead one; omitted while an operation holds it. */
   lifecycle_action: Type.Optional(LifecycleActionWord),
   can_kill: Type.Boolean(),
-  /** Whether HandoffSession would take the session now: live, and ready or at its usage limit. */
+  /** Whether HandoffSession would take the session now: it is live (running, ready or at its usage limit). */
   can_handoff: Type.Boolean(),
   /** The project's root agent session (root_agents). */
   is_root: Type.Boolean(),
