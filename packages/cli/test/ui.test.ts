@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { paneText, session, startSessionDaemon, tempHomes, waitFor, makeRepo, type TestDaemon } from '@svc/test-kit'
+import { AGENT, paneText, session, startSessionDaemon, tempHomes, waitFor, waitForSession, makeRepo, type TestDaemon } from '@svc/test-kit'
 import { TestTerminal } from './terminal.js'
 
 // One daemon and one repository for the file; each test opens `svc` (no arguments) in a
@@ -79,7 +79,8 @@ describe('svc (the terminal UI)', () => {
     const help = await shows('Keys')
     expect(help).toMatch(/K +kill: delete the session, its worktree and branch/)
     screen?.keys('x')
-    await shows('⏎ attach')
+    // The footer shows under the help too: wait for the help itself to go, or 'q' may only close it.
+    await waitFor(() => !screen?.text().includes('Press any key to go back') || undefined)
     screen?.keys('q')
     await shows('attach exited 0')
   }, 90_000)
@@ -143,6 +144,26 @@ describe('svc (the terminal UI)', () => {
     expect(existsSync(made.path)).toBe(false)
     expect(screen?.text()).not.toMatch(new RegExp(`^ .*${title}`, 'm'))
   }, 120_000)
+
+  it('hands a running session to another agent', async () => {
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: AGENT })
+    await daemon.client.call('SendPrompt', { title: 'bravo', prompt: '/busy 60' })
+    await waitForSession(daemon, 'bravo', (s) => s.liveness_name === 'running')
+    await openUi()
+    screen?.keys('/')
+    await shows('enter keeps, esc clears')
+    screen?.keys('bravo', 'Enter')
+    await shows(/filter: bravo[\s\S]*▶ running +bravo/)
+    await waitFor(() => !screen?.text().includes('enter keeps') || undefined)
+    screen?.keys('h')
+    await shows(/to +‹ codex ›/)
+    // to, account, brief: as offered.
+    for (const _ of [1, 2, 3]) screen?.keys('Enter')
+    await shows('handed bravo off to codex')
+    const after = await session(daemon, 'bravo')
+    expect([after.program, after.tabs[0]?.handoffs?.map((entry) => entry.from.program)]).toEqual(['codex', ['claude']])
+    await waitFor(() => paneTextOf('bravo').then((text) => text.includes('received: It was interrupted mid-work') || undefined), 20_000)
+  }, 90_000)
 
   it('shows the daemon refusing, and says reconnecting while the daemon restarts', async () => {
     await openUi()

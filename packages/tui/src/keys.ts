@@ -7,7 +7,7 @@ export const MAIN_KEYS: ReadonlyArray<{ key: string; label: string; help: string
   { key: 'a', label: 'archive', help: 'archive: stop the agent, move the worktree to the archive' },
   { key: 'r', label: 'restore', help: 'restore an archived, lost or dead session' },
   { key: 'K', label: 'kill', help: 'kill: delete the session, its worktree and branch (asks first)' },
-  { key: 'h', label: 'hand off', help: 'hand the work to another agent or account' },
+  { key: 'h', label: 'hand off', help: 'hand the work to another agent or account, even mid-work' },
   { key: 'T', label: 'tasks', help: 'tasks: next run and health; enable, disable, trigger, add' },
   { key: '/', label: 'filter', help: 'filter by title, project, branch, program or state (esc clears)' },
   { key: 's', label: 'sort', help: 'sessions that need you first, or grouped by project only' },

@@ -183,6 +183,20 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await background.close()
   })
 
+  it('hands a running session over to another agent', async () => {
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: AGENT })
+    await daemon.client.call('SendPrompt', { title: 'beta', prompt: '/busy 60' })
+    const beta = await waitForSession(daemon, 'beta', (s) => s.liveness_name === 'running')
+    await page.goto(`${origin}/#/session/${beta.id}`)
+    await page.locator('.session-head .state', { hasText: 'running' }).waitFor()
+    const handoff = page.locator('.handoff')
+    await handoff.getByLabel('hand off to').selectOption('codex')
+    await handoff.getByRole('button', { name: 'Hand off' }).click()
+    await handoff.locator('.ok', { hasText: 'handed off to codex' }).waitFor()
+    expect((await session(daemon, 'beta')).tabs[0]?.handoffs?.map((entry) => [entry.from.program, entry.to.program])).toEqual([['claude', 'codex']])
+    await page.locator('.session-head .meta', { hasText: 'codex' }).waitFor()
+  })
+
   it('shows every config key with its purpose, a refused value inline beside its key, and saves a good one', async () => {
     await page.goto(`${origin}/#/config`)
     const row = page.locator('form[data-key=daemon_poll_interval]')
