@@ -152,7 +152,8 @@ function lifecycleCommands(sessions: Command): void {
       .addHelpText(
         'after',
         `
-Example: the agent hit its usage limit; codex carries on where it stopped
+Example: the agent hit its usage limit, or is still working (it is stopped mid-work,
+its changes kept); codex carries on where it stopped
   svc sessions handoff fix-parser --to codex`,
       ),
     'HandoffSession',
