@@ -33,7 +33,7 @@ export function sampleSession(overrides: Partial<Session> = {}): Session {
     boot_id: 'boot',
     worktree: { repo_path: repo, path, branch: `me/${title}`, base_sha: '' },
     can_kill: true,
-    can_handoff: false,
+    can_handoff: true,
     is_root: false,
     ...overrides,
   }
