@@ -13,7 +13,7 @@ import { outputOf, printJson } from '../output.js'
 function thisLoginService(): LoginService {
   const platform = process.platform
   if (platform !== 'linux' && platform !== 'darwin') {
-    throw new UsageError(`svc daemon install knows Linux (systemd) and macOS (launchd), not ${platform}`)
+    throw new UsageError(`autostart knows Linux (systemd) and macOS (launchd), not ${platform}`)
   }
   const launch = { node: process.execPath, entry: daemonEntry(), serviceHome: resolvePaths().home, path: process.env.PATH }
   return loginService(platform, homedir(), launch, process.getuid?.() ?? 0)
