@@ -37,7 +37,7 @@ export async function probe(paths: ServicePaths): Promise<ResponseOf<'Health'> |
 }
 
 /** The daemon's entry point, as its package exports it. */
-function daemonEntry(): string {
+export function daemonEntry(): string {
   return createRequire(import.meta.url).resolve('@svc/daemon/main')
 }
 

@@ -19,11 +19,11 @@ it('starts with the install-and-start and install-and-test commands', async () =
   expect(lines[test + 1]).toMatch(/&& pnpm test$/)
 })
 
-it('has a CLI reference row for every session, tab, project, task and account command', async () => {
+it('has a CLI reference row for every session, tab, project, task, account and daemon command', async () => {
   const text = await readme()
   const documented = (command: string) => text.includes(`| \`svc ${command}`)
   const missing: string[] = []
-  for (const group of ['sessions', 'tabs', 'projects', 'tasks', 'accounts']) {
+  for (const group of ['sessions', 'tabs', 'projects', 'tasks', 'accounts', 'daemon']) {
     const help = (await runCli([group, '--help'], {})).stdout
     const names = [...help.split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]).filter((name) => name !== 'help')
     expect(names.length, group).toBeGreaterThan(2)

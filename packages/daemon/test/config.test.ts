@@ -36,6 +36,65 @@ describe('GetConfig', () => {
   })
 })
 
+describe('GetConfig tiers, words and sources', () => {
+  const entries = async () => (await daemon.client.call('GetConfig')).entries
+  type Entry = Awaited<ReturnType<typeof entries>>[number]
+  const entry = async (key: string) => (await entries()).find((candidate) => candidate.key === key) as Entry
+
+  it('ranks every key 1 core, 2 common or 3 advanced, and marks it settable and editable', async () => {
+    const names: Record<number, string> = { 1: 'core', 2: 'common', 3: 'advanced' }
+    const all = await entries()
+    for (const { key, tier, tier_name, settable, editable } of all) {
+      expect(Number.isInteger(tier), key).toBe(true)
+      expect(tier_name, key).toBe(names[tier])
+      expect({ settable, editable }, key).toEqual({ settable: true, editable: true })
+    }
+    expect(new Set(all.map(({ tier }) => tier))).toEqual(new Set([1, 2, 3]))
+    const tierOf = Object.fromEntries(all.map(({ key, tier_name }) => [key, tier_name]))
+    expect(tierOf).toMatchObject({ default_program: 'core', program_overrides: 'core', log_max_size_mb: 'advanced' })
+  })
+
+  // The booleans are this version's only closed vocabulary; every other type takes open text.
+  it('lists enum words exactly for closed keys, each accepted by SetConfigValue and nothing else', async () => {
+    const all = await entries()
+    expect(all.filter((candidate) => candidate.enum).map(({ key }) => key)).toEqual(
+      all.filter(({ type }) => type === 'bool').map(({ key }) => key),
+    )
+    for (const { key, enum: words } of all.filter((candidate) => candidate.enum)) {
+      expect(words, key).toEqual(['true', 'false'])
+      for (const word of words ?? []) {
+        const reply = await set(key, word)
+        expect(reply.status, `${key} = ${word}`).toBe(200)
+        expect((await entry(key)).value).toBe(word)
+      }
+      const before = await readFile(daemon.paths.config, 'utf8')
+      const refused = await set(key, 'maybe')
+      expect(refused.status, key).toBe(500)
+      expect(refused.json.error.message).toContain('expected true or false')
+      expect(await readFile(daemon.paths.config, 'utf8')).toBe(before)
+    }
+  })
+
+  it('says the source: default until config.json sets the key, global after a set, default again after an unset', async () => {
+    expect(await entry('network.listen_addr')).toMatchObject({ source: 'global', value: '' })
+    expect(await entry('default_program')).toMatchObject({ source: 'default', value: 'claude' })
+    // Setting the default value explicitly still makes config.json the source.
+    await set('default_program', 'claude')
+    expect(await entry('default_program')).toMatchObject({ source: 'global', value: 'claude' })
+    await unset('default_program')
+    expect((await entry('default_program')).source).toBe('default')
+
+    await set('program_overrides.codex', 'codex --full-auto')
+    expect((await entry('program_overrides')).source).toBe('global')
+    await unset('program_overrides.codex')
+    expect((await entry('program_overrides')).source).toBe('default')
+
+    // A hand edit under an older spelling counts too.
+    await writeFile(daemon.paths.config, JSON.stringify({ ...initial, require_token: false }))
+    expect(await entry('network.require_token')).toMatchObject({ source: 'global', value: 'false' })
+  })
+})
+
 describe('SetConfigValue', () => {
   it.each([
     ['network.require_token', 'true', true, 'true'],

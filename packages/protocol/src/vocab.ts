@@ -72,9 +72,13 @@ export type BackendStatus = (typeof BACKEND_STATUSES)[number]
 export const CONFIG_APPLIES = ['now', 'next-start'] as const
 export type ConfigApplies = (typeof CONFIG_APPLIES)[number]
 
-/** Kept for older clients; this version has global config only. */
-export const CONFIG_TIERS = ['global', 'repo'] as const
-export type ConfigTier = (typeof CONFIG_TIERS)[number]
+/** How often a person needs a config key; a `GetConfig` entry's `tier` is the 1-based position. */
+export const CONFIG_TIER_NAMES = ['core', 'common', 'advanced'] as const
+export type ConfigTierName = (typeof CONFIG_TIER_NAMES)[number]
+
+/** Where a config key's value in force comes from; `repo` is reserved for repo-level config. */
+export const CONFIG_SOURCES = ['default', 'global', 'repo'] as const
+export type ConfigSource = (typeof CONFIG_SOURCES)[number]
 
 function nameAt<T extends string>(names: readonly T[], value: number): T | '' {
   return Number.isInteger(value) ? (names[value] ?? '') : ''

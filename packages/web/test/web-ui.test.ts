@@ -197,11 +197,21 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await page.locator('.session-head .meta', { hasText: 'codex' }).waitFor()
   })
 
-  it('shows every config key with its purpose, a refused value inline beside its key, and saves a good one', async () => {
+  it('shows every config key under its tier with its purpose, a refused value inline beside its key, and saves a good one', async () => {
     await page.goto(`${origin}/#/config`)
-    const row = page.locator('form[data-key=daemon_poll_interval]')
+    const { entries } = await daemon.client.call('GetConfig', {})
+    await page.locator('[data-tier=core] form[data-key=default_program]').waitFor()
+    expect(await page.locator('.config-tier summary').allInnerTexts()).toEqual(['Core', 'Common', 'Advanced'])
+    expect(await page.locator('form.config-row').count()).toBe(entries.length)
+    for (const tier of ['core', 'common', 'advanced']) {
+      const keys = entries.filter((entry) => entry.tier_name === tier).map((entry) => entry.key)
+      expect(await page.locator(`[data-tier=${tier}] form.config-row label code`).allTextContents()).toEqual(keys)
+    }
+    // Advanced keys start folded.
+    const row = page.locator('[data-tier=advanced] form[data-key=daemon_poll_interval]')
+    expect(await row.isVisible()).toBe(false)
+    await page.locator('[data-tier=advanced] summary').click()
     await row.waitFor()
-    expect(await page.locator('form.config-row').count()).toBe((await daemon.client.call('GetConfig', {})).entries.length)
     expect(await row.locator('.purpose').innerText()).toMatch(/How often panes are compared/)
     await row.locator('input').fill('soon')
     await row.getByRole('button', { name: 'Save' }).click()

@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import { alive, UnreachableError, type ServicePaths } from '@svc/protocol'
 import { probe, resolvePaths, spawnDaemon } from '../daemon-process.js'
 import { EXIT } from '../exit.js'
+import { autostartCommands } from './daemon-autostart.js'
 import { outputOf, printFields, printJson } from '../output.js'
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' }
@@ -62,7 +63,7 @@ function count(value: string): number {
 }
 
 export function daemonCommand(program: Command): void {
-  const daemon = program.command('daemon').description('run and inspect the background daemon')
+  const daemon = program.command('daemon').description('run, inspect and autostart the background daemon')
 
   daemon
     .command('start')
@@ -117,4 +118,6 @@ export function daemonCommand(program: Command): void {
       lines.slice(Math.max(0, lines.length - options.lines)).forEach(print)
       if (options.follow) await follow(log, Buffer.byteLength(text), print)
     })
+
+  autostartCommands(daemon)
 }

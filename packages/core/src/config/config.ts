@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { ConfigChange, GetConfigResponse, SetConfigValueResponse } from '@svc/protocol'
+import { CONFIG_TIER_NAMES, type ConfigChange, type GetConfigResponse, type SetConfigValueResponse } from '@svc/protocol'
 import { InvalidRequest, MutationCommitted } from '../errors.js'
 import { isLoopbackHost, parseListenAddress } from '../net.js'
 import { readIfExists, writeFileDurable } from '../infra/durable.js'
@@ -97,8 +97,13 @@ export class Config {
         value: def.type.format(document.settings[name]),
         applies: def.applies,
         ...(def.aliases.length > 0 ? { aliases: [...def.aliases] } : {}),
-        // Kept for older clients; repo-level config is not in this version.
-        tier: 'global' as const,
+        tier: CONFIG_TIER_NAMES.indexOf(def.tier) + 1,
+        tier_name: def.tier,
+        settable: true as const,
+        editable: true as const,
+        ...(def.type.words ? { enum: [...def.type.words] } : {}),
+        // Repo-level config is not in this version, so a value is the default or config.json's.
+        source: document.written.has(name) ? ('global' as const) : ('default' as const),
       }
     })
     const warnings = [...document.warnings, ...this.optionalWarning(exposureWarning(document.settings))]

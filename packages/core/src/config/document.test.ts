@@ -16,6 +16,12 @@ describe('parseConfig', () => {
     expect(parseConfig('  ', 'c.json').settings.limit_auto_resume).toBe(false)
   })
 
+  it('records the keys config.json sets under any spelling, an empty map included', () => {
+    const { written } = parseConfig('{"require_token":true,"network":{"listen_addr":""},"program_overrides":{}}', 'c.json')
+    expect([...written].sort()).toEqual(['network.listen_addr', 'network.require_token', 'program_overrides'])
+    expect(parseConfig(undefined, 'c.json').written.size).toBe(0)
+  })
+
   it('reads legacy alias spellings, the canonical one winning', () => {
     expect(parseConfig('{"require_token":true}', 'c.json').settings['network.require_token']).toBe(true)
     const both = parseConfig('{"require_token":true,"network":{"require_token":false}}', 'c.json')

@@ -57,6 +57,8 @@ export function deletePath(raw: RawConfig, dotted: string): void {
 export interface ConfigDocument {
   raw: RawConfig
   settings: Settings
+  /** The keys config.json sets, under any spelling; the others are at their default. */
+  written: Set<ConfigKey>
   warnings: string[]
 }
 
@@ -76,12 +78,14 @@ export function parseConfig(text: string | undefined, file: string): ConfigDocum
   if (!isObject(raw)) throw new CorruptFile(`${file} must hold a JSON object, not ${JSON.stringify(raw).slice(0, 40)}`)
 
   const settings = defaultSettings()
+  const written = new Set<ConfigKey>()
   const warnings: string[] = []
   for (const name of CONFIG_KEY_NAMES) {
     const def = CONFIG_KEYS[name] as KeyDef
     const spelled = [name, ...def.aliases].filter((spelling) => getPath(raw, spelling) !== undefined)
     const used = spelled[0]
     if (used === undefined) continue
+    written.add(name)
     if (spelled.length > 1) warnings.push(`${spelled.join(' and ')} are both set; using ${used}`)
     try {
       ;(settings as Record<string, unknown>)[name] = def.type.decode(getPath(raw, used))
@@ -90,7 +94,7 @@ export function parseConfig(text: string | undefined, file: string): ConfigDocum
     }
   }
   warnings.push(...unknownKeys(raw))
-  return { raw, settings, warnings }
+  return { raw, settings, written, warnings }
 }
 
 const known = new Set(CONFIG_KEY_NAMES.flatMap((name) => [name, ...(CONFIG_KEYS[name] as KeyDef).aliases]))

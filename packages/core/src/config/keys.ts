@@ -1,10 +1,12 @@
 import { userInfo } from 'node:os'
 import { address, bool, duration, envNames, int, list, map, string, type ValueType } from './types.js'
-import { quote } from '@svc/protocol'
+import { quote, type ConfigTierName } from '@svc/protocol'
 
 export type Applies = 'now' | 'next-start'
 
 export interface KeyDef<T = unknown> {
+  /** How often a person needs the key: core (a new user's first settings), common, advanced. */
+  readonly tier: ConfigTierName
   readonly type: ValueType<T>
   readonly default: T
   readonly purpose: string
@@ -14,12 +16,13 @@ export interface KeyDef<T = unknown> {
 }
 
 function key<T>(
+  tier: ConfigTierName,
   type: ValueType<T>,
   defaultValue: T,
   purpose: string,
   options: { aliases?: string[]; applies?: Applies } = {},
 ): KeyDef<T> {
-  return { type, default: defaultValue, purpose, aliases: options.aliases ?? [], applies: options.applies ?? 'now' }
+  return { tier, type, default: defaultValue, purpose, aliases: options.aliases ?? [], applies: options.applies ?? 'now' }
 }
 
 function nonEmpty(value: string) {
@@ -73,98 +76,115 @@ export const RESERVED = 'Reserved, not served yet:'
 /** Every user-facing global key. Dotted names are nested objects in config.json. */
 export const CONFIG_KEYS = {
   default_program: key(
+    'core',
     string(nonEmpty),
     'claude',
     'Agent for new sessions: a known agent name (claude, codex, aider, gemini, amp, opencode, devin) or any command line',
   ),
   program_overrides: key(
+    'core',
     map(nonEmpty),
     {},
     'Command line for a known agent name, e.g. program_overrides.claude = "claude --model opus"; approval flags go here',
   ),
   session_env_passthrough: key(
+    'common',
     envNames,
     [] as string[],
     'Extra environment variable names (exact) passed to agent panes, tabs, watch commands and the git commands the daemon runs for sessions',
   ),
   'network.listen_addr': key(
+    'core',
     address,
     '127.0.0.1:8443',
     'TCP listener for remote clients as host:port (":0" picks a free port, "" turns it off); rebinds in place',
   ),
   'network.require_token': key(
+    'advanced',
     bool,
     true,
     'Require the bearer token (daemon-token) on the TCP listener; false lets any local process or reachable host drive the daemon',
     { aliases: ['require_token'] },
   ),
   'network.require_loopback_token': key(
+    'advanced',
     bool,
     true,
     'Also require the token from loopback peers on a loopback bind; false lets every local user drive the daemon over TCP',
     { aliases: ['require_loopback_token'] },
   ),
   'network.cors_allowed_origins': key(
+    'advanced',
     list(origin),
     [] as string[],
     "Browser origins, besides the listener's own, allowed to call the API (matched exactly)",
     { aliases: ['cors_allowed_origins'] },
   ),
   'network.allowed_hosts': key(
+    'advanced',
     list(hostName),
     [] as string[],
     'Host names, besides loopback ones, that a loopback-bound TCP listener answers (a guard against DNS rebinding)',
   ),
   'network.preview_listen_addr': key(
+    'common',
     address,
     '',
     'Address of the preview listener, which serves each web tab from its own origin (http://svc<label>.localhost:<port>) for same-machine browsers; "" turns it off. Rebinds in place',
     { aliases: ['preview_listen_addr'] },
   ),
   daemon_poll_interval: key(
+    'advanced',
     duration(100),
     1000,
     'How often panes are compared to tell running from ready and to notice lost sessions and usage limits',
   ),
-  branch_prefix: key(string(), `${userName()}/`, 'Prefix of the branches the daemon creates for sessions', {
+  branch_prefix: key('common', string(), `${userName()}/`, 'Prefix of the branches the daemon creates for sessions', {
     applies: 'next-start',
   }),
   limit_patterns: key(
+    'advanced',
     map(pattern),
     {},
     'Usage-limit banner per agent (case-insensitive regular expression), replacing the built-in one',
   ),
-  limit_auto_resume: key(bool, false, 'Resume sessions parked at a usage limit automatically'),
+  limit_auto_resume: key('common', bool, false, 'Resume sessions parked at a usage limit automatically'),
   limit_retry_interval: key(
+    'advanced',
     duration(1000),
     30 * 60_000,
     'How often automatic resume retries when the banner names no reset time',
   ),
   lost_restore_backoff: key(
+    'advanced',
     duration(100),
     10_000,
     'Wait before automatically restoring a lost session; doubles per attempt (6 attempts) up to 5 minutes',
   ),
   root_agents: key(
+    'common',
     list(projectRef),
     [] as string[],
     'Projects (root paths or repo ids) that get an in-place session titled "root" at daemon start, a title no other session may take; removing the project drops it from this list',
     { applies: 'next-start' },
   ),
   root_agent: key(
+    'common',
     string(),
     '',
     'Agent of root sessions ("" = default_program); at start, a root session running another agent gets a recreate notice (idle_reason recreate-pending) until RestoreSession with force_reap recreates it under this agent',
     { applies: 'next-start' },
   ),
   notify_command: key(
+    'common',
     string(),
     '',
     'Shell command run ($SHELL -c) with the event JSON on stdin whenever a session needs its user (settled, usage limit, prompt not delivered); at most once per session per 30 s; "" = off',
   ),
-  log_max_size_mb: key(int(1, 1024), 10, 'Rotate daemon.log when it reaches this many megabytes'),
-  log_max_backups: key(int(1, 100), 3, 'Rotated daemon.log files to keep'),
+  log_max_size_mb: key('advanced', int(1, 1024), 10, 'Rotate daemon.log when it reaches this many megabytes'),
+  log_max_backups: key('advanced', int(1, 100), 3, 'Rotated daemon.log files to keep'),
   'debug.profiling': key(
+    'advanced',
     bool,
     false,
     'Serve CPU and heap profiles at GET /v1/debug/pprof/{cpu,heap,heap-sampling}, on the Unix socket only (never on the TCP listener)',

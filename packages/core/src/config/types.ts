@@ -14,6 +14,8 @@ export interface ValueType<T> {
   decode(stored: unknown): T
   encode(value: T): unknown
   format(value: T): string
+  /** Every word `parse` accepts (in its canonical spelling), only for a closed vocabulary. */
+  readonly words?: readonly string[]
 }
 
 function describe(stored: unknown): string {
@@ -37,6 +39,7 @@ export const bool: ValueType<boolean> = {
   },
   encode: (value) => value,
   format: String,
+  words: ['true', 'false'],
 }
 
 export function int(min: number, max: number): ValueType<number> {

@@ -1,6 +1,6 @@
 import Type from 'typebox'
 import { Closed, Empty, Request } from './common.js'
-import { ConfigAppliesWord, ConfigTierWord } from './vocab.js'
+import { ConfigAppliesWord, ConfigSourceWord, ConfigTierNameWord } from './vocab.js'
 
 export const CONFIG_TYPES = ['bool', 'int', 'duration', 'string', 'address', 'env-names', 'list', 'map'] as const
 export type ConfigType = (typeof CONFIG_TYPES)[number]
@@ -13,8 +13,16 @@ export const ConfigEntry = Closed({
   value: Type.String(),
   applies: ConfigAppliesWord,
   aliases: Type.Optional(Type.Array(Type.String())),
-  /** Kept for older clients: where the key is set; always `global` in this version. */
-  tier: ConfigTierWord,
+  /** How often a person needs the key: 1 core, 2 common, 3 advanced; `tier_name` says it in a word. */
+  tier: Type.Integer({ minimum: 1, maximum: 3 }),
+  tier_name: ConfigTierNameWord,
+  /** Kept for older clients: every listed key can be set and edited. */
+  settable: Type.Literal(true),
+  editable: Type.Literal(true),
+  /** The words `SetConfigValue` accepts, present only for a key with a closed vocabulary. */
+  enum: Type.Optional(Type.Array(Type.String())),
+  /** Where `value` comes from: `default` (config.json does not set it) or `global` (it does). */
+  source: ConfigSourceWord,
 })
 
 export const GetConfigRequest = Empty

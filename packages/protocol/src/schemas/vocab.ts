@@ -2,7 +2,8 @@ import Type from 'typebox'
 import {
   BACKEND_STATUSES,
   CONFIG_APPLIES,
-  CONFIG_TIERS,
+  CONFIG_SOURCES,
+  CONFIG_TIER_NAMES,
   DELIVER_PROMPT_STATUSES,
   DELIVERY_STATUSES,
   IDLE_REASONS,
@@ -34,4 +35,5 @@ export const TaskActorWord = Type.Enum(TASK_ACTORS)
 export const LifecycleActionWord = Type.Enum(LIFECYCLE_ACTIONS)
 export const BackendStatusWord = Type.Enum(BACKEND_STATUSES)
 export const ConfigAppliesWord = Type.Enum(CONFIG_APPLIES)
-export const ConfigTierWord = Type.Enum(CONFIG_TIERS)
+export const ConfigTierNameWord = Type.Enum(CONFIG_TIER_NAMES)
+export const ConfigSourceWord = Type.Enum(CONFIG_SOURCES)

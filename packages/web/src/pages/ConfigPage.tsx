@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { ResponseOf } from '@svc/protocol/browser'
+import { CONFIG_TIER_NAMES, type ResponseOf } from '@svc/protocol/browser'
 import { api } from '../api'
 import { Outcome, useAction } from '../use-action'
 
@@ -24,10 +24,27 @@ export function ConfigPage() {
         </p>
       ))}
       <Outcome outcome={outcome} />
-      {entries.map((entry) => (
-        <ConfigRow key={entry.key} entry={entry} saved={() => void reload()} />
+      {CONFIG_TIER_NAMES.map((tier) => (
+        <ConfigTier key={tier} tier={tier} entries={entries.filter((entry) => entry.tier_name === tier)} saved={() => void reload()} />
       ))}
     </section>
+  )
+}
+
+const HEADINGS: Record<Entry['tier_name'], string> = { core: 'Core', common: 'Common', advanced: 'Advanced' }
+
+/** The keys of one tier under its heading; advanced keys start folded. */
+function ConfigTier({ tier, entries, saved }: { tier: Entry['tier_name']; entries: Entry[]; saved: () => void }) {
+  if (entries.length === 0) return null
+  return (
+    <details className="config-tier" data-tier={tier} open={tier !== 'advanced'}>
+      <summary>
+        <h2>{HEADINGS[tier]}</h2>
+      </summary>
+      {entries.map((entry) => (
+        <ConfigRow key={entry.key} entry={entry} saved={saved} />
+      ))}
+    </details>
   )
 }
 
