@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG_ASSISTANT_PATH, createClient, servicePaths, type DaemonError } from '@svc/protocol'
-import { record, recordEvents, send, startSessionDaemon, tempHomes, tmux, tmuxSessions, waitFor, type TestDaemon } from '@svc/test-kit'
+import { AGENT, record, recordEvents, send, startSessionDaemon, tempHomes, tmux, tmuxSessions, waitFor, type TestDaemon } from '@svc/test-kit'
 
 // The config assistant: one daemon-owned agent (the fake agent, as default_program's
 // override) in a bare tmux session, briefed with every key, streamed, reaped.
@@ -90,6 +90,18 @@ describe('the config assistant', () => {
     expect(assistants(daemon.home)).toEqual([])
   })
 
+  it('refuses an open whose agent exits before its brief, saying why, and leaves nothing behind', async () => {
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: `${AGENT} --fail-start` })
+    const refused = await daemon.client.configAssistant.open().catch((error: DaemonError) => error)
+    expect(refused).toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/^the config assistant \(default_program claude\) exited before its brief was delivered/),
+    })
+    expect(assistants(daemon.home)).toEqual([])
+    expect(await daemon.client.configAssistant.stream().catch((error: DaemonError) => error.status)).toBe(404)
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: AGENT })
+  })
+
   it('goes with the daemon that owns it', async () => {
     const { session_name: name } = await daemon.client.configAssistant.open()
     expect(assistants(daemon.home)).toEqual([name])
@@ -123,6 +135,16 @@ describe('the idle config assistant', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000))
     expect(assistants(idle.home)).toEqual([name])
     second.close()
+    await waitFor(() => assistants(idle.home).length === 0 || undefined, 5_000)
+
+    // A person attached with tmux itself (as the terminal UI does) keeps it too, until they leave.
+    const watched = (await idle.client.configAssistant.open()).session_name
+    const person = join(idle.home, 'person.sock')
+    const attach = `env -u TMUX tmux -S ${servicePaths(idle.home).tmuxSocket} attach -t =${watched}`
+    execFileSync('tmux', ['-S', person, 'new-session', '-d', '-x', '80', '-y', '24', attach])
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    expect(assistants(idle.home)).toEqual([watched])
+    execFileSync('tmux', ['-S', person, 'kill-server'])
     await waitFor(() => assistants(idle.home).length === 0 || undefined, 5_000)
   })
 })

@@ -53,6 +53,8 @@ export class ConfigAssistant {
         this.watch()
         return running
       }
+      // One that exited may have left its dead pane: it goes before the next.
+      await this.stop()
       const name = await this.spawn()
       await this.brief(name)
       this.watch()
@@ -95,9 +97,12 @@ export class ConfigAssistant {
     return this.stop()
   }
 
+  /** The assistant's tmux session while its agent runs (an agent that exited at once can leave a dead pane). */
   private async running(): Promise<string | undefined> {
     const name = this.name
-    return name !== undefined && (await this.tmux.sessionNames()).includes(name) ? name : undefined
+    if (name === undefined) return undefined
+    const pane = (await this.tmux.poll([])).get(name)
+    return pane && !pane.dead ? name : undefined
   }
 
   private async spawn(): Promise<string> {
@@ -128,9 +133,10 @@ export class ConfigAssistant {
       if (status !== 'delivered') this.log.warn({ tmux_session: name, status }, 'the config assistant brief was not seen whole in its pane')
     } catch (error) {
       if ((await this.running()) !== undefined) throw error
-      this.name = undefined
+      const lastWords = (await this.tmux.capture([name])).get(name)?.trim().split('\n').pop()?.slice(0, 200)
+      await this.stop()
       const program = this.config.get('default_program')
-      throw new Refused(`the config assistant (default_program ${program}) exited before its brief was delivered`)
+      throw new Refused(`the config assistant (default_program ${program}) exited before its brief was delivered${lastWords ? `: ${lastWords}` : ''}`)
     }
   }
 
