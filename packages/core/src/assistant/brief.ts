@@ -14,7 +14,7 @@ export function briefOf({ entries, path, warnings }: ConfigView): string {
   const keys = entries.map(
     (entry) =>
       `- ${entry.key} (${entry.type}, tier ${entry.tier}, applies ${entry.applies === 'now' ? 'at once' : 'on the next daemon start'}): ` +
-      `${entry.purpose} Default: ${entry.default || '(empty)'}. Value: ${entry.value || '(empty)'}.`,
+      `${entry.purpose.replace(/\.$/, '')}. Default: ${entry.default || '(empty)'}. Value: ${entry.value || '(empty)'}.`,
   )
   return [
     `You are the configuration assistant of svc, the daemon on this machine that runs coding agents in tmux sessions and git worktrees. Its global config is ${path}.`,
