@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { AGENT, paneText, session, startSessionDaemon, tempHomes, waitFor, waitForSession, makeRepo, type TestDaemon } from '@svc/test-kit'
+import { AGENT, paneText, session, startSessionDaemon, tempHomes, tmuxSessions, waitFor, waitForSession, makeRepo, type TestDaemon } from '@svc/test-kit'
 import { TestTerminal } from './terminal.js'
 
 // One daemon and one repository for the file; each test opens `svc` (no arguments) in a
@@ -78,6 +78,7 @@ describe('svc (the terminal UI)', () => {
     screen?.keys('?')
     const help = await shows('Keys')
     expect(help).toMatch(/K +kill: delete the session, its worktree and branch/)
+    expect(help).toMatch(/C +the config assistant: an agent that explains settings and changes them/)
     screen?.keys('x')
     // The footer shows under the help too: wait for the help itself to go, or 'q' may only close it.
     await waitFor(() => !screen?.text().includes('Press any key to go back') || undefined)
@@ -163,6 +164,22 @@ describe('svc (the terminal UI)', () => {
     const after = await session(daemon, 'bravo')
     expect([after.program, after.tabs[0]?.handoffs?.map((entry) => entry.from.program)]).toEqual(['codex', ['claude']])
     await waitFor(() => paneTextOf('bravo').then((text) => text.includes('received: It was interrupted mid-work') || undefined), 20_000)
+  }, 90_000)
+
+  it('opens the config assistant on C, attached through tmux, and comes back on detach', async () => {
+    await openUi()
+    await shows('── alpha ─')
+    screen?.keys('C')
+    // The assistant's pane: its brief's last line, as the fake agent received it.
+    await shows('received: Now greet the user')
+    await waitFor(() => !screen?.text().includes('⏎ attach') || undefined)
+    screen?.keys('which key?', 'Enter')
+    await shows('received: which key?')
+    screen?.keys('C-b', 'd')
+    await shows('back from the config assistant')
+    // Not a session: the list is as it was, and the assistant runs on for the idle time.
+    expect((await daemon.client.call('Snapshot', {})).instances.some((each) => each.title.startsWith('svc-config'))).toBe(false)
+    expect(tmuxSessions(daemon.home).filter((name) => name.startsWith('svc-config-'))).toHaveLength(1)
   }, 90_000)
 
   it('shows the daemon refusing, and says reconnecting while the daemon restarts', async () => {

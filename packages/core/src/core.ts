@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { ServicePaths } from '@svc/protocol'
 import { Accounts } from './accounts/accounts.js'
+import { ASSISTANT_IDLE_MS, ConfigAssistant } from './assistant/assistant.js'
 import type { Config } from './config/config.js'
 import { EventBus } from './events/bus.js'
 import { Notifier } from './events/notifier.js'
@@ -24,6 +25,7 @@ export class Core {
   readonly projects: Projects
   readonly tasks: Tasks
   readonly accounts: Accounts
+  readonly assistant: ConfigAssistant
   /** Domain events, open once the state is restored. */
   readonly events: EventBus
   private currentPhase: Phase = 'warming'
@@ -35,11 +37,14 @@ export class Core {
     readonly clock: Clock,
     /** The daemon's environment, which sessions filter for their panes. */
     readonly env: NodeJS.ProcessEnv = process.env,
+    /** How long the config assistant lives on unwatched. */
+    assistantIdleMs = ASSISTANT_IDLE_MS,
   ) {
     this.events = new EventBus(log)
     this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, events: this.events, env })
     this.projects = new Projects(paths, config, this.sessions, this.events)
     this.accounts = new Accounts(paths, config, this.sessions.tmux, env)
+    this.assistant = new ConfigAssistant(paths, config, this.sessions.tmux, env, log, assistantIdleMs)
     this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env, events: this.events })
     config.onChange((_next, _previous, key) => this.events.publish('config.changed', { key }))
     this.events.subscribe(new Notifier(config, log, env).listener)
@@ -58,6 +63,7 @@ export class Core {
    * with everything restored and the phase still warming.
    */
   async restore(beforeReady: () => Promise<void> = async () => {}): Promise<void> {
+    await this.assistant.reapLeftovers()
     await this.projects.restore()
     await this.sessions.restore()
     await this.sessions.startRootSessions((id) => this.projects.rootOf(id))
@@ -72,6 +78,7 @@ export class Core {
   async close(): Promise<void> {
     // Tasks first: their watchers and runs still talk to live sessions.
     await this.tasks.close()
+    await this.assistant.close()
     await this.sessions.close()
   }
 }

@@ -13,6 +13,7 @@ import { warmupRefusal } from './plugins/warmup.js'
 import { routeGroup, type AllHandlers } from './routes/group.js'
 import { accountRoutes } from './routes/accounts.js'
 import { configRoutes } from './routes/config.js'
+import { configAssistantRoutes } from './routes/config-assistant.js'
 import { eventRoutes } from './routes/events.js'
 import { healthRoutes, type ListenerReport } from './routes/health.js'
 import { projectRoutes } from './routes/projects.js'
@@ -102,6 +103,7 @@ export async function buildApp({ core, log, token, listeners, previews }: AppOpt
     await upgrading.register(streamRoutes(core, hub))
     await upgrading.register(webtabRoutes(core, token))
   })
+  await fastify.register(configAssistantRoutes(core.assistant))
   await fastify.register(pprofRoutes(core.config))
   await fastify.register(previewAuthRoutes(previews.origins, previews.port))
   // SVC_WEB_ROOT serves another build of the web UI (or, pointing nowhere, none).

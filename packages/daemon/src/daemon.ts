@@ -37,6 +37,14 @@ function clockFrom(env: NodeJS.ProcessEnv): Clock {
   return shiftedClock(at)
 }
 
+/** Test hook: SVC_CONFIG_ASSISTANT_IDLE_MS shortens the config assistant's 60 s idle time. */
+function assistantIdleFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const idle = env.SVC_CONFIG_ASSISTANT_IDLE_MS
+  if (!idle) return undefined
+  if (!/^\d+$/.test(idle)) throw new Error(`SVC_CONFIG_ASSISTANT_IDLE_MS=${idle} is not a number of milliseconds`)
+  return Number(idle)
+}
+
 /**
  * Test hook: while the file named by SVC_RESTORE_GATE exists, the core holds between
  * restoring its state and turning ready, so a test sees the 503 answers of a daemon that
@@ -79,7 +87,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     daemonLog.rotate(rotationOf(config.all()))
     for (const warning of config.loadWarnings) log.warn(`${paths.config}: ${warning}`)
     const token = await ensureToken(paths.token)
-    const core = new Core(paths, config, log, clockFrom(env))
+    const core = new Core(paths, config, log, clockFrom(env), process.env, assistantIdleFrom(env))
     cleanups.push(() => core.close())
     // Closed in reverse: the socket file goes once its server has stopped.
     /** Removes a file this daemon made; already gone is fine (a failed start may not have made it). */

@@ -109,8 +109,8 @@ describe('the Origin rule', () => {
     expect(await upgrade(url, { origin: 'https://evil.example' })).toBe(403)
     // The same request from the listener's own origin passes the gate and opens the event feed.
     expect(await upgrade(url, { origin: `http://127.0.0.1:${tcp.port}` })).toBe('open')
-    // So for every plane, the login terminal's included: refused before anything is looked up.
-    for (const path of ['/v1/sessions/any/stream', '/v1/accounts/claude/work/login-stream']) {
+    // So for every plane, the login terminal's and the config assistant's included: refused before anything is looked up.
+    for (const path of ['/v1/sessions/any/stream', '/v1/accounts/claude/work/login-stream', '/v1/config-assistant/stream']) {
       expect(await upgrade(`ws://127.0.0.1:${tcp.port}${path}?access_token=${token}`, { origin: 'https://evil.example' }), path).toBe(403)
     }
   })

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { EVENTS_PATH, routes } from '@svc/protocol'
+import { CONFIG_ASSISTANT_PATH, EVENTS_PATH, routes } from '@svc/protocol'
 import { startDaemon, type RunningDaemon } from '@svc/daemon'
 import { cleanup, runCli, send, tempDir } from '@svc/test-kit'
 
@@ -20,12 +20,15 @@ afterAll(async () => {
   await cleanup(home)
 })
 
-/** Served beside the catalog: the WebSocket planes (the login terminal among them), stream-info, profiling (404 while off), preview-auth and the web-tab proxy. */
+/** Served beside the catalog: the WebSocket planes (the login terminal and the config assistant's among them), stream-info, the config assistant, profiling (404 while off), preview-auth and the web-tab proxy. */
 const BESIDE_THE_CATALOG = [
   `GET ${EVENTS_PATH}`,
   'GET /v1/sessions/:id/stream',
   'GET /v1/sessions/:id/stream-info',
   'GET /v1/accounts/:agent/:name/login-stream',
+  `POST ${CONFIG_ASSISTANT_PATH}`,
+  `DELETE ${CONFIG_ASSISTANT_PATH}`,
+  `GET ${CONFIG_ASSISTANT_PATH}/stream`,
   'GET /v1/debug/pprof/:profile',
   // The web UI's files (the test build runs `vite build` first).
   'GET /*',

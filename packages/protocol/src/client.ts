@@ -5,7 +5,8 @@ import type { FeedFrame } from './events.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
 import type { ClientTarget } from './plane-socket.js'
-import { decodeReply } from './reply.js'
+import { decodeEnvelope, decodeReply } from './reply.js'
+import { CONFIG_ASSISTANT_PATH, configAssistantStreamPath, type ConfigAssistantAnswer } from './config-assistant.js'
 import { loginStreamPath, openStream, streamPath, type StreamOptions, type TerminalStream } from './stream-client.js'
 
 export { DaemonError, UnreachableError } from './client-errors.js'
@@ -32,7 +33,18 @@ export interface Client {
   stream(session: string, options?: StreamOptions): Promise<TerminalStream>
   /** The terminal of the account's running login (AccountLogin starts it). */
   loginStream(agent: string, name: string, since?: bigint): Promise<TerminalStream>
+  /** The config assistant, beside the catalog. */
+  configAssistant: ConfigAssistantClient
   readonly target: ClientTarget
+}
+
+export interface ConfigAssistantClient {
+  /** Spawns or reuses the assistant; answers once its brief is delivered. */
+  open(): Promise<ConfigAssistantAnswer>
+  /** Subscribes to the running assistant's terminal. */
+  stream(since?: bigint): Promise<TerminalStream>
+  /** Reaps the assistant (none running is fine). */
+  reap(): Promise<{ ok: true }>
 }
 
 export function createClient(target: ClientTarget, options: ClientOptions = {}): Client {
@@ -95,5 +107,16 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
     events: (eventOptions = {}) => eventFeed(target, baseHeaders, eventOptions),
     stream: (session, streamOptions) => openStream(target, baseHeaders, streamPath(session, streamOptions)),
     loginStream: (agent, name, since) => openStream(target, baseHeaders, loginStreamPath(agent, name, since)),
+    configAssistant: {
+      open: async () => {
+        const res = await raw('POST', CONFIG_ASSISTANT_PATH, '{}')
+        return decodeEnvelope<ConfigAssistantAnswer>('config-assistant', res.status, res.text)
+      },
+      stream: (since) => openStream(target, baseHeaders, configAssistantStreamPath(since)),
+      reap: async () => {
+        const res = await raw('DELETE', CONFIG_ASSISTANT_PATH)
+        return decodeEnvelope<{ ok: true }>('config-assistant', res.status, res.text)
+      },
+    },
   }
 }

@@ -4,9 +4,14 @@ import type { ResponseOf, RouteName } from './routes/index.js'
 
 /** A route's answer as its data, or the DaemonError its envelope (or a foreign reply) carries. */
 export function decodeReply<N extends RouteName>(name: N, status: number, text: string): ResponseOf<N> {
-  let envelope: EnvelopeT<ResponseOf<N>> | undefined
+  return decodeEnvelope<ResponseOf<N>>(name, status, text)
+}
+
+/** An envelope's data, or its DaemonError; `name` says which route answered (a table route or a surface beside it). */
+export function decodeEnvelope<T>(name: string, status: number, text: string): T {
+  let envelope: EnvelopeT<T> | undefined
   try {
-    envelope = JSON.parse(text) as EnvelopeT<ResponseOf<N>>
+    envelope = JSON.parse(text) as EnvelopeT<T>
   } catch {
     envelope = undefined
   }

@@ -4,14 +4,22 @@ import type { Client } from '@svc/protocol'
 /** Renewed well inside the daemon's 3 s lease. */
 const RENEW_MS = 1_000
 
+/** What the terminal attaches to: a tmux session, and the svc session whose status poll pauses meanwhile (none for the config assistant). */
+export interface AttachTarget {
+  tmuxSocket: string
+  tmuxName: string
+  leaseOn?: string
+}
+
 /**
  * Lends this terminal to `tmux attach` on the daemon's own tmux server (the local case)
  * until the person detaches (Ctrl-b d), holding a status-poll lease meanwhile so the
  * daemon does not take their typing for the agent's work.
  */
-export async function attachTmux(client: Client, target: { id: string; tmuxSocket: string; tmuxName: string }): Promise<number | null> {
-  const lease = { id: target.id, holder: `tui-${process.pid}` }
-  const renew = () => client.call('PauseStatusPoll', lease).catch(() => undefined) // an away daemon has no poll to pause
+export async function attachTmux(client: Client, target: AttachTarget): Promise<number | null> {
+  const lease = target.leaseOn === undefined ? undefined : { id: target.leaseOn, holder: `tui-${process.pid}` }
+  // An away daemon has no poll to pause.
+  const renew = () => (lease ? client.call('PauseStatusPoll', lease).catch(() => undefined) : Promise.resolve())
   await renew()
   const timer = setInterval(() => void renew(), RENEW_MS)
   try {
@@ -24,6 +32,6 @@ export async function attachTmux(client: Client, target: { id: string; tmuxSocke
     })
   } finally {
     clearInterval(timer)
-    await client.call('ResumeStatusPoll', lease).catch(() => undefined)
+    if (lease) await client.call('ResumeStatusPoll', lease).catch(() => undefined)
   }
 }

@@ -9,6 +9,7 @@ export const MAIN_KEYS: ReadonlyArray<{ key: string; label: string; help: string
   { key: 'K', label: 'kill', help: 'kill: delete the session, its worktree and branch (asks first)' },
   { key: 'h', label: 'hand off', help: 'hand the work to another agent or account, even mid-work' },
   { key: 'T', label: 'tasks', help: 'tasks: next run and health; enable, disable, trigger, add' },
+  { key: 'C', label: 'config', help: 'the config assistant: an agent that explains settings and changes them (tmux; Ctrl-b d comes back)' },
   { key: '/', label: 'filter', help: 'filter by title, project, branch, program or state (esc clears)' },
   { key: 's', label: 'sort', help: 'sessions that need you first, or grouped by project only' },
   { key: '?', label: 'help', help: 'this help' },

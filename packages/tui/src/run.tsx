@@ -54,9 +54,9 @@ export async function runUi(options: UiOptions): Promise<void> {
       const outcome = await show(options, live, memory)
       process.stdout.write(MAIN_SCREEN)
       if ('quit' in outcome) return
-      const { session, tab, tmuxName } = outcome.attach
-      const code = await attachTmux(options.client, { id: session.id, tmuxSocket: options.tmuxSocket, tmuxName })
-      memory.notice = code === 0 ? { text: `back from ${session.title} (${tab})`, error: false } : { text: `tmux attach to ${session.title} (${tab}) failed`, error: true }
+      const { label, ...target } = outcome.attach
+      const code = await attachTmux(options.client, { ...target, tmuxSocket: options.tmuxSocket })
+      memory.notice = code === 0 ? { text: `back from ${label}`, error: false } : { text: `tmux attach to ${label} failed`, error: true }
     }
   } finally {
     live.stop()

@@ -1,9 +1,12 @@
 import type { Command } from 'commander'
 import type { ResponseOf } from '@svc/protocol'
+import { runAttached } from '../attached-terminal.js'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
 import { outputOf, printJson, printTable } from '../output.js'
 import { UsageError } from '../exit.js'
+import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
+import { reply } from '../reply.js'
 
 function warn(warnings: string[] | undefined): void {
   for (const warning of warnings ?? []) process.stderr.write(`warning: ${warning}\n`)
@@ -58,5 +61,22 @@ export function configCommand(program: Command): void {
     .description('clear a key under every spelling, back to its default')
     .action(async (key: string, _options, command: Command) => {
       printChange(await callDaemon(resolvePaths(), 'UnsetConfigValue', { key }), command)
+    })
+  withRemoteOptions(config.command('assistant'))
+    .description("talk to the config assistant: an agent (default_program) on the daemon's machine, briefed with every key, that changes settings with \"svc config set\" and explains each change")
+    .addHelpText('after', "\nThe terminal follows the assistant through the daemon (Ctrl-\\ detaches). It is ended 60 s after the last terminal on it detaches.")
+    .action(async (options: RemoteOptions, command: Command) => {
+      const client = await daemonFor(options)
+      const opened = await client.configAssistant.open()
+      if (!process.stdin.isTTY || !process.stdout.isTTY || outputOf(command.optsWithGlobals()).json) {
+        reply(command, opened, `the config assistant runs in tmux session ${opened.session_name} on the daemon's machine; run "svc config assistant" in a terminal to talk to it`)
+        return
+      }
+      const ended = await runAttached(await client.configAssistant.stream())
+      process.stdout.write(
+        ended === 'detached'
+          ? '[detached; the config assistant is ended 60 s after the last terminal on it detaches, and "svc config assistant" comes back to it until then]\n'
+          : '[the config assistant ended]\n',
+      )
     })
 }

@@ -61,7 +61,7 @@ export interface NewSession {
 export class TmuxError extends Error {
   constructor(
     message: string,
-    /** The server is not running at all (every session is gone). */
+    /** The server is not running, or runs with no session: every session is gone. */
     readonly noServer: boolean,
     /** What the commands before the failing one printed. */
     readonly stdout: string,
@@ -99,7 +99,8 @@ export class Tmux {
   }
 
   private failure(commands: string[][], message: string, stdout: string): TmuxError {
-    const noServer = /no server running|error connecting to|No such file or directory/.test(message)
+    // A server left with no session at all (exit-empty is off) has no current target for list commands.
+    const noServer = /no server running|error connecting to|No such file or directory|no current target/.test(message)
     return new TmuxError(`tmux ${commands[0]?.[0] ?? ''}: ${message}`, noServer, stdout)
   }
 

@@ -77,6 +77,19 @@ async function pasteAndVerify(
   return { status: seen === 'whole' ? 'delivered' : seen === 'head' ? 'not-delivered' : 'sent-unverified', screen }
 }
 
+/** How long a new program gets to draw something before its first prompt is pasted anyway. */
+const STARTUP_WAIT_MS = 10_000
+
+/** A fresh program needs a moment to draw its input before a paste can land. */
+export async function waitForFirstDraw(tmux: Tmux, name: string): Promise<void> {
+  const deadline = Date.now() + STARTUP_WAIT_MS
+  while (Date.now() < deadline) {
+    const text = (await tmux.capture([name])).get(name)
+    if (text === undefined || text.trim() !== '') return
+    await sleep(50)
+  }
+}
+
 /**
  * Delivers a prompt into a pane: clear the composer, bracketed paste, watch the pane
  * for the prompt's text, then press Enter. A prompt seen cut short is retried once; if

@@ -5,7 +5,7 @@ import { InvalidRequest, Refused } from '../errors.js'
 import { resolveRepository } from '../infra/git.js'
 import type { Tmux } from '../infra/tmux.js'
 import { KeyedQueue } from '../serial.js'
-import { deliverPrompt } from './delivery.js'
+import { deliverPrompt, waitForFirstDraw } from './delivery.js'
 import type { Leases } from './leases.js'
 import type { Observer } from './observer.js'
 import { isLive, stateOf, type SessionRecord } from './record.js'
@@ -16,8 +16,6 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 /** The prompt that resumes an agent after a usage limit. */
 const RESUME_PROMPT = 'continue'
-/** How long a new agent gets to draw something before its first prompt is pasted anyway. */
-const STARTUP_WAIT_MS = 10_000
 
 export function liveOrRefuse(record: SessionRecord): void {
   if (!isLive(record)) {
@@ -59,19 +57,8 @@ export class Prompts {
 
   /** A new session's first prompt, once its agent has drawn something (or waited long enough). */
   async first(record: SessionRecord, prompt: string): Promise<void> {
-    await this.waitForFirstDraw(record)
+    await waitForFirstDraw(this.tmux, agentTab(record).tmux_name as string)
     await this.table.ops.run(record.id, () => this.deliverInto(record, prompt))
-  }
-
-  /** A fresh agent needs a moment to draw its input before a paste can land. */
-  private async waitForFirstDraw(record: SessionRecord): Promise<void> {
-    const name = agentTab(record).tmux_name as string
-    const deadline = Date.now() + STARTUP_WAIT_MS
-    while (Date.now() < deadline) {
-      const text = (await this.tmux.capture([name])).get(name)
-      if (text === undefined || text.trim() !== '') return
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
   }
 
   send(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
-import { decodeClientFrame, FrameError, StreamClose, streamPath } from '@svc/protocol'
+import { configAssistantStreamPath, decodeClientFrame, FrameError, StreamClose, streamPath } from '@svc/protocol'
 import { InvalidRequest, NotFound, type Core, type TerminalTarget } from '@svc/core'
 import { HttpError } from '../http-error.js'
 import type { StreamHub } from '../stream/hub.js'
@@ -15,11 +15,18 @@ interface StreamQuery {
   since?: bigint
 }
 
+/** Told when a subscriber joins and leaves (the config assistant counts its watchers). */
+interface Watch {
+  join(): void
+  leave(): void
+}
+
 /** The terminal a plane request names, where its subscriber starts, and the session it leases. */
 interface Named {
   tmuxName: string
   since: bigint | undefined
   leaseOn?: string
+  watch?: Watch
 }
 
 /** A subscription planned before the upgrade, joined when the 101 is written. */
@@ -29,6 +36,7 @@ interface Plan {
   subscriber: SocketSubscriber
   /** The session whose status poll the subscriber pauses while connected (none for a login). */
   lease: { sessionId: string; holder: string } | undefined
+  watch: Watch | undefined
 }
 
 /**
@@ -88,7 +96,8 @@ function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget
 /**
  * The terminal planes, one wire format (defaults.md "Terminal stream"): `GET
  * /v1/sessions/{id}/stream` and `stream-info`, and `GET /v1/accounts/{agent}/{name}/login-stream`,
- * the terminal of an account's running login (served for the web UI, not in the catalog).
+ * the terminal of an account's running login (served for the web UI, not in the catalog),
+ * and `GET /v1/config-assistant/stream`, the config assistant's terminal.
  * Everything that can fail happens before the upgrade, so a refusal is an ordinary
  * envelope; the subscriber joins as the 101 is written, so `X-SVC-Stream-Seq` carries its
  * real start cursor.
@@ -103,13 +112,14 @@ export function streamRoutes(core: Core, hub: StreamHub) {
       if (!plan) return
       const cursor = plan.terminal.join(plan.subscriber, plan.start)
       if (plan.lease) core.sessions.leases.hold(plan.lease.sessionId, plan.lease.holder, Infinity)
+      plan.watch?.join()
       headers.push(`X-SVC-Stream-Seq: ${cursor}`)
     })
 
     /** Plans the subscription to the terminal the request names. */
     async function plan(request: FastifyRequest, named: () => Promise<Named>): Promise<void> {
       if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
-      const { tmuxName, since, leaseOn } = await named()
+      const { tmuxName, since, leaseOn, watch } = await named()
       // Attaching may resize the window, and redraw the pane with it: the person's doing,
       // not the agent's, so the status poll pauses before the terminal attaches.
       const lease = leaseOn === undefined ? undefined : { sessionId: leaseOn, holder: `stream-${++holders}` }
@@ -118,7 +128,7 @@ export function streamRoutes(core: Core, hub: StreamHub) {
         const terminal = await hub.terminal(tmuxName)
         // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
         const start = await terminal.start(since === undefined ? undefined : Number(since))
-        plans.set(request.raw, { terminal, start, subscriber: new SocketSubscriber(), lease })
+        plans.set(request.raw, { terminal, start, subscriber: new SocketSubscriber(), lease, watch })
       } catch (error) {
         if (lease) core.sessions.leases.release(lease.sessionId, lease.holder)
         throw error
@@ -126,12 +136,13 @@ export function streamRoutes(core: Core, hub: StreamHub) {
     }
 
     function subscribe(socket: WebSocket, request: FastifyRequest): void {
-      const { terminal, subscriber, lease } = plans.get(request.raw) as Plan
+      const { terminal, subscriber, lease, watch } = plans.get(request.raw) as Plan
       plans.delete(request.raw)
       subscriber.bind(socket)
       socket.on('close', () => {
         terminal.leave(subscriber)
         if (lease) core.sessions.leases.release(lease.sessionId, lease.holder)
+        watch?.leave()
       })
       socket.on('message', (data: Buffer, binary: boolean) => {
         try {
@@ -179,6 +190,21 @@ export function streamRoutes(core: Core, hub: StreamHub) {
             const { since } = parseStreamQuery(request.query as Record<string, unknown>)
             const { agent, name } = request.params as { agent: string; name: string }
             return { tmuxName: await core.accounts.loginTerminal(agent, name).catch(refused), since }
+          }),
+      },
+      subscribe,
+    )
+
+    app.get(
+      configAssistantStreamPath(),
+      {
+        websocket: true,
+        config: { restored: true },
+        preValidation: (request) =>
+          plan(request, async () => {
+            const { since } = parseStreamQuery(request.query as Record<string, unknown>)
+            const tmuxName = await core.assistant.terminal().catch(refused)
+            return { tmuxName, since, watch: { join: () => core.assistant.joined(tmuxName), leave: () => core.assistant.left(tmuxName) } }
           }),
       },
       subscribe,

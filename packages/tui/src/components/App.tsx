@@ -19,8 +19,11 @@ import { useTerminalSize } from './useTerminalSize.js'
 import { useKeys } from './useKeys.js'
 import { useRefState } from './useRefState.js'
 
-/** Why the screen closed: the person quit, or it lends the terminal to tmux and comes back. */
-export type Outcome = { quit: true } | { attach: { session: Session; tab: string; tmuxName: string } }
+/**
+ * Why the screen closed: the person quit, or it lends the terminal to tmux and comes back
+ * (to a session's tab, leasing its status poll, or to the config assistant).
+ */
+export type Outcome = { quit: true } | { attach: { label: string; tmuxName: string; leaseOn?: string } }
 
 /** What the screen keeps across an attach, when it is unmounted and made again. */
 export interface Memory {
@@ -102,7 +105,7 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
   }
   const attach = (session: Session, tab: string, tmuxName: string) => {
     live.markSeen(session.id)
-    onExit({ attach: { session, tab, tmuxName } })
+    onExit({ attach: { label: `${session.title} (${tab})`, tmuxName, leaseOn: session.id } })
   }
   const chooseTab = (session: Session, choice: TabChoice) => {
     if ('attach' in choice) return attach(session, choice.attach.name, choice.attach.tmuxName)
@@ -130,6 +133,12 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
         '/': () => setDialog('filter'),
         n: () => setDialog('new'),
         T: () => setDialog('tasks'),
+        C: () =>
+          act('opening the config assistant', async () => {
+            const { session_name } = await client.configAssistant.open()
+            onExit({ attach: { label: 'the config assistant', tmuxName: session_name } })
+            return 'opened the config assistant'
+          }),
         s: () => setAttentionFirst(!attentionFirst),
       }
       if (global[input]) return global[input]()
