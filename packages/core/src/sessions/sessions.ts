@@ -22,7 +22,7 @@ import { stateOf, type SessionRecord, type SessionWire, type TabRecord } from '.
 import { Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
-import { closeTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
+import { closeTab, findTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
 import { suggestName } from './names.js'
 import { LEASE_MS, Leases } from './leases.js'
 import { preview, streamedSession, terminalOf, type TabChoice, type TerminalTarget } from './terminal.js'
@@ -259,6 +259,12 @@ export class Sessions {
   /** A tab by its session id and stable tab id, as the web-tab proxy names it. */
   tabById(sessionId: string, tabId: string): TabRecord | undefined {
     return this.table.records.get(sessionId)?.tabs.find((tab) => tab.id === tabId)
+  }
+
+  /** A tab by its session id and stable tab id, where an unknown session or tab is a refusal. */
+  tabOf(sessionId: string, tabId: string): TabRecord {
+    const record = this.table.find({ id: sessionId })
+    return findTab(record.tabs, { tab_id: tabId }, record.title).tab
   }
 
   /** Every tab with its session id: the preview listener finds a tab by its origin among them. */
