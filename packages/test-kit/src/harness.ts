@@ -52,7 +52,7 @@ export function send(
   target: Target,
   method: string,
   path: string,
-  options: { body?: string | Buffer; headers?: Record<string, string | number> } = {},
+  options: { body?: string | Buffer; headers?: Record<string, string | number>; agent?: Agent } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let answered = false
@@ -62,10 +62,11 @@ export function send(
     // The daemon takes JSON only; a test sends another type by naming it.
     if (options.body !== undefined && !named('content-type')) headers['content-type'] = 'application/json'
     // Keep-alive, as real clients are: with `Connection: close` the server must hang up
-    // right after an early answer, racing the upload.
-    const agent = new Agent({ keepAlive: true })
+    // right after an early answer, racing the upload. A connection of its own unless the
+    // test gives one (a `connection()`) to send several requests on.
+    const agent = options.agent ?? new Agent({ keepAlive: true })
     const req = httpRequest({ ...target, method, path, headers, agent })
-    req.on('close', () => agent.destroy())
+    if (options.agent === undefined) req.on('close', () => agent.destroy())
     req.on('error', (error: NodeJS.ErrnoException) => {
       // The server closing the connection on an early answer is not a failure of the request.
       if (!(answered && (error.code === 'EPIPE' || error.code === 'ECONNRESET'))) reject(error)
@@ -87,6 +88,11 @@ export function send(
     })
     void upload(req, options.body, () => answered)
   })
+}
+
+/** One kept-alive connection for `send` to reuse (`destroy()` it when done): a peer the daemon can tell from others. */
+export function connection(): Agent {
+  return new Agent({ keepAlive: true, maxSockets: 1 })
 }
 
 // ---------------------------------------------------------------- response shapes
