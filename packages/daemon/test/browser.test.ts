@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext } from 'playwright-core'
-import { browserPresent, launchChromium, makeRepo, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
+import { browserPresent, launchChromium, logEntries, makeRepo, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
 
 /**
  * A real browser against the daemon's weakest allowed posture (no token at all on a
@@ -73,11 +73,7 @@ interface Refusal {
 }
 
 async function refusals(): Promise<Refusal[]> {
-  return (await readFile(daemon.paths.log, 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Refusal)
-    .filter((entry) => entry.refused !== undefined)
+  return ((await logEntries(daemon)) as Refusal[]).filter((entry) => entry.refused !== undefined)
 }
 
 async function unchanged(): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { envDump, tempHomes, type TestDaemon, FAKE_AGENT, makeRepo, startSessionDaemon } from '@svc/test-kit'
+import { dumpEnvCommand, envDump, tempHomes, type TestDaemon, FAKE_AGENT, makeRepo, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string
@@ -62,7 +62,7 @@ it('gives panes the allowlist, the agent\'s own names and passthrough names, nev
 
   // Shell and process tabs get the same filter.
   const tabDump = join(dir, 'tab.json')
-  await daemon.client.call('CreateTab', { title: 'claude-env', command: `node -e 'require("fs").writeFileSync("${tabDump}", JSON.stringify(process.env))'` })
+  await daemon.client.call('CreateTab', { title: 'claude-env', command: dumpEnvCommand(tabDump) })
   const tab = await envDump(tabDump)
   expect(tab.PASSED_NAME).toBe('passed-through')
   expect(tab.ANTHROPIC_API_KEY).toBe('sk-ant-test')

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FeedFrame } from '@svc/protocol'
-import { FAKE_AGENT, openSessionDaemon, recordEvents, session, tempHomes, waitFor, waitForSession, type Recorder, type TestDaemon } from '@svc/test-kit'
+import { FAKE_AGENT, logEntries, openSessionDaemon, recordEvents, session, tempHomes, waitFor, waitForSession, type Recorder, type TestDaemon } from '@svc/test-kit'
 
 const NOTIFY = fileURLToPath(new URL('./fixtures/notify-record.sh', import.meta.url))
 
@@ -118,8 +118,7 @@ describe('attention', () => {
     const from = feed.frames.length
     await daemon.client.call('SendPrompt', { title: 'pinged', prompt: '/limit' })
     const limit = await feed.next('session.attention', (frame) => frame.data.id === pinged.id, from)
-    const notified = await waitFor(async () => (await readFile(record, 'utf8').catch(() => '')) || undefined)
-    expect(JSON.parse(notified)).toEqual(limit)
+    expect(await waitFor(async () => JSON.parse(await readFile(record, 'utf8')) as unknown)).toEqual(limit)
 
     // Resumed, it works and stops again: called for again on the feed, but not notified again so soon.
     await daemon.client.call('ResumeFromLimit', { title: 'pinged' })
@@ -131,11 +130,8 @@ describe('attention', () => {
     const failing = await create('failing')
     await daemon.client.call('SendPrompt', { title: 'failing', prompt: '/limit' })
     await feed.next('session.attention', (frame) => frame.data.id === failing.id, from, 20_000)
-    const logged = await waitFor(async () => {
-      const log = await readFile(daemon.paths.log, 'utf8')
-      return log.split('\n').find((line) => line.includes('notify_command failed'))
-    })
-    expect(JSON.parse(logged)).toMatchObject({ session: 'failing', code: 3, stderr: 'notify-record: failing with 3 on purpose' })
+    const logged = await waitFor(async () => (await logEntries(daemon)).find((entry) => entry.msg === 'notify_command failed'))
+    expect(logged).toMatchObject({ session: 'failing', code: 3, stderr: 'notify-record: failing with 3 on purpose' })
     expect(await readFile(`${record}.failed`, 'utf8')).toContain('"reason":"usage-limit"')
   }, 60_000)
 })

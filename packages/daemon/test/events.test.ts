@@ -98,13 +98,20 @@ describe('the event feed', () => {
     feed.close()
   })
 
-  it('answers a plain GET, or a POST, with an envelope instead of upgrading', async () => {
-    const daemon = await startDaemon()
-    homes.keep(daemon.home)
+  it('answers a plain GET with an envelope instead of upgrading, and another verb with the 405 envelope, on both listeners', async () => {
+    const { daemon, port, token } = await daemonWithTcp()
     const plain = await send(daemon.socket, 'GET', '/v1/events')
     expect(plain.status).toBe(426)
     expect(plain.json).toEqual({ data: null, error: { message: expect.stringMatching(/is a WebSocket/), daemon_rejected: true } })
-    expect((await send(daemon.socket, 'POST', '/v1/events', { body: '{}' })).json.error.daemon_rejected).toBe(true)
+    const tcp = { host: '127.0.0.1', port }
+    for (const [target, headers] of [[daemon.socket, {}], [tcp, { authorization: `Bearer ${token}` }]] as const) {
+      for (const method of ['POST', 'PUT', 'DELETE']) {
+        const reply = await send(target, method, '/v1/events', { body: '{}', headers })
+        expect(reply.status, method).toBe(405)
+        expect(reply.headers.allow).toBe('GET')
+        expect(reply.json).toEqual({ data: null, error: { message: `method ${method} not allowed; use GET`, daemon_rejected: true } })
+      }
+    }
   })
 
   it('holds upgrades on the TCP listener to the token and the Origin rule, and serves the feed there to the client', async () => {

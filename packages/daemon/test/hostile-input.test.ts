@@ -1,14 +1,17 @@
+import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENT_VERSION_HEADER, MAX_BODY_DEPTH, QUOTED_PREFIX } from '@svc/protocol'
 import { cleanup, send, sendRaw, startDaemon, type Reply, type Target, type TestDaemon } from '@svc/test-kit'
 
 let daemon: TestDaemon
 let tcp: Target
+let token: string
 
 beforeAll(async () => {
   daemon = await startDaemon({ config: { network: { listen_addr: '127.0.0.1:0' } } })
   const addr = (await daemon.client.call('Health')).listeners.tcp_bound_addr
   tcp = { host: '127.0.0.1', port: Number(addr.slice(addr.lastIndexOf(':') + 1)) }
+  token = (await readFile(daemon.paths.token, 'utf8')).trim()
 })
 afterAll(() => cleanup(daemon.home))
 
@@ -96,6 +99,34 @@ describe('answers HTTP itself cannot route', () => {
   it.each(['/v1/ListTasks%ZZ', '/v1/%', '/%E0%A4%A', '/v1/ListTasks%ZZ?x=1'])('answers %s with the unknown-route envelope', async (path) => {
     expectRejected(await send(daemon.socket, 'POST', path, { body: '{}' }), 404, `unknown route "${path.split('?')[0]}"`)
     expectRejected(await send(tcp, 'POST', path, { body: '{}' }), 404)
+  })
+
+  // Paths the router does not know, in bytes a file server refuses to read: still 404, 403 is the network-safety rules' alone.
+  it.each([
+    '/v1/a%5Cb',
+    '/v1/Snapshot%5C',
+    '/v1/a\\b',
+    '/v1/%2e%2e/health',
+    '/v1/x/../health',
+    '/v1/./health',
+    '/v1//health',
+    '/v1/%00',
+    '/v1/%C0%AE%C0%AE/x',
+    '/v1/%FF',
+    '/v1/%E2%80%AE..%2F',
+    '/index.html%5C',
+    '/assets/../index.html',
+  ])('answers %s with the unknown-route envelope on both listeners, whatever the verb', async (path) => {
+    const headers = { authorization: `Bearer ${token}` }
+    for (const method of ['GET', 'HEAD', 'POST']) {
+      const body = method === 'POST' ? '{}' : undefined
+      const viaSocket = await send(daemon.socket, method, path, { body })
+      const viaTcp = await send(tcp, method, path, { body, headers })
+      for (const reply of [viaSocket, viaTcp]) {
+        if (method === 'HEAD') expect(reply.status, path).toBe(404)
+        else expectRejected(reply, 404, `unknown route "${path}"`)
+      }
+    }
   })
 
   it('answers a header block over the limit with 431 on both listeners', async () => {

@@ -193,7 +193,8 @@ describe('svc web', () => {
     const { daemon, tcp, token } = await fixture()
     const bin = await homes.make()
     const opened = join(bin, 'opened')
-    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > ${opened}\n`)
+    // Written beside it, then renamed: the test never reads half a URL.
+    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > ${opened}.part && mv ${opened}.part ${opened}\n`)
     await chmod(join(bin, 'xdg-open'), 0o755)
     const printed = await runCli(['web', '--open', '--json'], { SERVICE_HOME: daemon.home, PATH: `${bin}:${process.env.PATH}` })
     expect(printed.code, printed.stderr).toBe(0)

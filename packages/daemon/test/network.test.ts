@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, DaemonError } from '@svc/protocol'
-import { send, sendRaw, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
+import { logEntries, send, sendRaw, startDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterEach(homes.release)
@@ -167,13 +167,7 @@ describe('bearer token', () => {
   it('warns at start, in daemon.log and GetConfig, when the control API is reachable from the network without a token', async () => {
     const daemon = await daemonWith({ listen_addr: '0.0.0.0:0', require_token: false })
     const warning = 'network.listen_addr 0.0.0.0:0 makes the control API reachable from the network without a token'
-    const logged = await waitFor(async () =>
-      (await readFile(daemon.paths.log, 'utf8'))
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { level: number; msg: string })
-        .find((entry) => entry.msg.includes(warning)),
-    )
+    const logged = await waitFor(async () => (await logEntries(daemon)).find((entry) => String(entry.msg).includes(warning)))
     expect(logged.level).toBe(40)
     expect((await daemon.client.call('GetConfig')).warnings).toContainEqual(expect.stringContaining(warning))
     expect((await daemon.client.call('Health')).listeners.tcp_bound_addr).toMatch(/^0\.0\.0\.0:\d+$/)

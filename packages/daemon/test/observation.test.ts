@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process'
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { tempHomes, waitFor, makeRepo, startSessionDaemon, tmux, waitForSession } from '@svc/test-kit'
+import { completeLines, tempHomes, waitFor, makeRepo, startSessionDaemon, tmux, waitForSession } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterAll(homes.release)
@@ -22,7 +22,8 @@ async function countingTmux(dir: string): Promise<{ bin: string; log: string }> 
 /** The first command of a poll's one tmux process (it lists clients, then panes). */
 const POLL = 'list-clients'
 
-const calls = async (log: string) => (await readFile(log, 'utf8')).split('\n').filter(Boolean)
+/** The tmux commands logged so far, one per line. */
+const calls = completeLines
 
 it('costs one tmux process per tick for idle sessions, plus one capture for panes that changed', async () => {
   const dir = await homes.make()

@@ -1,9 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createClient, DaemonError, EVENTS_PATH, type ServerFrame } from '@svc/protocol'
-import { FLOOD, openSessionDaemon, startDaemon, paneText, record, send, session, tempHomes, tmux, waitFor, waitForSession, helloCursor, type TestDaemon } from '@svc/test-kit'
+import { connection, FLOOD, openSessionDaemon, startDaemon, paneText, record, send, session, tempHomes, tmux, waitFor, waitForSession, helloCursor, type TestDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -273,14 +274,43 @@ describe('leases', () => {
     await waitFor(() => paneText(daemon.home, pane).includes('received: wait for me') || undefined)
   })
 
-  it('lets a lease lapse after 3 s without renewal, and refuses a lease without a holder', async () => {
+  it('lets a lease lapse after 3 s without renewal', async () => {
     const pane = await paneOf('paused')
     await daemon.client.call('PauseStatusPoll', { title: 'paused', holder: 'forgetful' })
     await daemon.client.call('DeliverPrompt', { title: 'paused', repo_path: repo, prompt: 'after the lapse', defer_while_attached: true })
     await waitFor(() => paneText(daemon.home, pane).includes('received: after the lapse') || undefined, 8_000)
-    const refused = await daemon.post('/v1/PauseStatusPoll', { title: 'paused' })
-    expect(refused.json.error.message).toMatch(/holder is required/)
   })
+
+  it.each(['the Unix socket', 'the TCP listener'])(
+    "gives a lease without a holder to the caller's connection, which alone renews and ends it, on %s",
+    async (listener) => {
+      const pane = await paneOf('paused')
+      const [target, headers] = listener === 'the Unix socket' ? [daemon.socket, {}] : [tcp, { authorization: `Bearer ${token}` }]
+      const [caller, other] = [connection(), connection()]
+      const lease = (on: Agent, route: string, body: Record<string, unknown> = {}) =>
+        send(target, 'POST', `/v1/${route}`, { body: JSON.stringify({ title: 'paused', ...body }), headers, agent: on })
+      const prompt = `held for a connection on ${listener}`
+      try {
+        const taken = await lease(caller, 'PauseStatusPoll')
+        expect(taken.status, taken.text).toBe(200)
+        expect(taken.json).toEqual({ data: { ok: true, expires_at: expect.any(String) }, error: null })
+        expect((await lease(caller, 'PauseStatusPoll')).status).toBe(200)
+        expect(await daemon.client.call('DeliverPrompt', { title: 'paused', repo_path: repo, prompt, defer_while_attached: true })).toEqual({ status: 'sent', deferred: true })
+        // Neither another connection nor a named holder ends it; the caller's renewal keeps it past 3 s.
+        expect((await lease(other, 'ResumeStatusPoll')).json).toEqual({ data: { ok: true }, error: null })
+        expect((await lease(caller, 'ResumeStatusPoll', { holder: 'someone' })).json).toEqual({ data: { ok: true }, error: null })
+        await new Promise((resolve) => setTimeout(resolve, 2_000))
+        expect((await lease(caller, 'PauseStatusPoll')).status).toBe(200)
+        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        expect(paneText(daemon.home, pane)).not.toContain(`received: ${prompt}`)
+        expect((await lease(caller, 'ResumeStatusPoll')).json).toEqual({ data: { ok: true }, error: null })
+        await waitFor(() => paneText(daemon.home, pane).includes(`received: ${prompt}`) || undefined)
+      } finally {
+        caller.destroy()
+        other.destroy()
+      }
+    },
+  )
 
   it('holds deferred prompts while a stream is connected, not after', async () => {
     const pane = await paneOf('paused')

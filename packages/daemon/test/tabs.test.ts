@@ -109,7 +109,7 @@ describe('editor tabs', () => {
     const secret = join(withEditor.home, 'editor-origin-secret')
     expect((await stat(secret)).mode & 0o777).toBe(0o600)
     const originAt = async (daemon: TestDaemon) =>
-      new URL((await send(daemon.socket, 'GET', `/v1/preview-auth?session=${instance.id}&tab=${editor.id}`)).json.origin as string).hostname
+      new URL((await send(daemon.socket, 'GET', `/v1/preview-auth?session=${instance.id}&tab=${editor.id}`)).json.data.origin as string).hostname
 
     // The editor runs on in tmux across a daemon restart: the new daemon still holds its password and its origin.
     const before = await originAt(withEditor)

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo } from '@svc/test-kit'
+import { dumpEnvCommand, envDump, startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo } from '@svc/test-kit'
 
 const homes = tempHomes()
 let dir: string
@@ -53,7 +53,8 @@ const task = async (id: string) => (await daemon.client.call('ListTasks')).tasks
 
 it('runs $SHELL -c watch_cmd as the leader of its own process group, in project_path', async () => {
   const mark = randomBytes(6).toString('hex')
-  const added = await addWatch('where', `pwd > watch-cwd.txt; ${quiet(mark)}`)
+  // Written beside it, then renamed: the test never reads an empty file.
+  const added = await addWatch('where', `pwd > watch-cwd.part && mv watch-cwd.part watch-cwd.txt; ${quiet(mark)}`)
   expect(added.task.arming).toBe('watching')
   const [leader] = await waitFor(() => {
     const found = marked(mark).filter((proc) => proc.args.includes('while :'))
@@ -172,9 +173,9 @@ it('gives watch commands the filtered environment, like panes', async () => {
   })
   const dump = join(dir, `watch-env-${randomBytes(4).toString('hex')}.json`)
   await own.client.call('AddTask', {
-    task: { id: 'env', watch_cmd: `node -e 'require("fs").writeFileSync("${dump}", JSON.stringify(process.env))'; sleep 300`, project_path: repo },
+    task: { id: 'env', watch_cmd: `${dumpEnvCommand(dump)}; sleep 300`, project_path: repo },
   })
-  const env = await waitFor(async () => JSON.parse(await readFile(dump, 'utf8').catch(() => 'null')) ?? undefined)
+  const env = await envDump(dump)
   expect(env.PASSED_NAME).toBe('passed-through')
   expect(env.PATH).toBe(process.env.PATH)
   expect(env).not.toHaveProperty('SVC_TEST_SECRET')

@@ -66,7 +66,7 @@ describe.runIf(present)('a Vite dev server in a web tab', () => {
   const textOf = (page: Page) => page.locator('#out').textContent()
 
   it('runs at its preview origin with hot reload: an edit reaches the page without a reload', async () => {
-    const { origin } = (await send(daemon.socket, 'GET', `/v1/preview-auth?session=${sessionId}&tab=${tabId}`)).json
+    const { origin } = (await send(daemon.socket, 'GET', `/v1/preview-auth?session=${sessionId}&tab=${tabId}`)).json.data
     expect(origin).toMatch(/^http:\/\/svc[a-z2-7]{32}\.localhost:\d+$/)
     const page = await browser.newPage()
     const logs: string[] = []

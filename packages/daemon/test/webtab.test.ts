@@ -183,18 +183,52 @@ describe('the same-origin mirror', () => {
 
 describe('the preview listener', () => {
   const previewTarget = () => ({ host: '127.0.0.1', port: previewPort })
-  const originOf = async (session: string, tab: string) =>
-    (await send(tcp, 'GET', `/v1/preview-auth?session=${session}&tab=${tab}`, { headers: bearer() })).json.origin as string
+  /** A preview-auth answer on the Unix socket or (with the token) the TCP listener. */
+  const previewAuth = (via: Target, query: string) => send(via, 'GET', `/v1/preview-auth${query}`, via === tcp ? { headers: bearer() } : {})
+  const originOf = async (session: string, tab: string, via: Target = tcp) => {
+    const reply = await previewAuth(via, `?session=${session}&tab=${tab}`)
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.headers['cache-control']).toBe('no-store')
+    expect(Object.keys(reply.json).sort()).toEqual(['data', 'error'])
+    expect(reply.json.error).toBeNull()
+    return reply.json.data.origin as string
+  }
 
-  it('reports itself in health and hands out per-tab origins behind the gate', async () => {
+  it('reports itself in health and hands out per-tab origins in the envelope, behind the gate', async () => {
     const health = (await daemon.client.call('Health')).listeners
     expect(health).toMatchObject({ preview_configured: true, preview_bound: true })
     const origin = await originOf(sessionId, tabId)
     expect(origin).toMatch(new RegExp(`^http://svc[a-z2-7]{32}\\.localhost:${previewPort}$`))
+    expect(await originOf(sessionId, tabId, daemon.socket)).toBe(origin)
     const other = await createTab({ kind: 'web', port: upstream.port })
     expect(await originOf(sessionId, other)).not.toBe(origin)
-    expect(await originOf(sessionId, 'nope')).toBe('')
+    // A tab the proxy does not serve has no origin.
+    const external = await createTab({ kind: 'web', url: 'https://example.com/docs' })
+    expect(await originOf(sessionId, external, daemon.socket)).toBe('')
+    expect(await originOf(sessionId, external)).toBe('')
     expect((await send(tcp, 'GET', `/v1/preview-auth?session=${sessionId}&tab=${tabId}`)).status).toBe(401)
+  })
+
+  it('answers a missing session or tab with a 400 envelope, an unknown one with a 500, on both listeners', async () => {
+    for (const via of [daemon.socket, tcp]) {
+      for (const [query, message] of [
+        ['', "session is required (the session's id)"],
+        [`?tab=${tabId}`, "session is required (the session's id)"],
+        [`?session=&tab=${tabId}`, "session is required (the session's id)"],
+        [`?session=${sessionId}`, "tab is required (the tab's stable id)"],
+        [`?session=${sessionId}&tab=${tabId}&tab=${tabId}`, 'tab must be given once'],
+      ]) {
+        const reply = await previewAuth(via, query as string)
+        expect(reply.status, query).toBe(400)
+        expect(reply.json, query).toEqual({ data: null, error: { message, daemon_rejected: true } })
+      }
+      const session = await previewAuth(via, `?session=nope&tab=${tabId}`)
+      expect(session.status).toBe(500)
+      expect(session.json).toEqual({ data: null, error: { message: 'no session with id nope', daemon_rejected: true } })
+      const tab = await previewAuth(via, `?session=${sessionId}&tab=nope`)
+      expect(tab.status).toBe(500)
+      expect(tab.json).toEqual({ data: null, error: { message: 'session "web" has no tab with id nope (it may have been closed)', daemon_rejected: true } })
+    }
   })
 
   it('serves the tab at the root of its origin, cookies partitioned, label kept from the upstream', async () => {
@@ -258,6 +292,21 @@ describe('the preview listener', () => {
     const first = await new Promise<string>((resolve, reject) => socket.once('message', (data: Buffer) => resolve(data.toString())).once('error', reject))
     expect(JSON.parse(first)).toMatchObject({ url: '/live', headers: { origin: `http://127.0.0.1:${upstream.port}` } })
     socket.close()
+  })
+
+  it('hands out "" while the listener is off, and still refuses unknown tabs', async () => {
+    const setAddr = (value: string) => daemon.client.call('SetConfigValue', { key: 'network.preview_listen_addr', value })
+    await setAddr('')
+    try {
+      expect((await daemon.client.call('Health')).listeners).toMatchObject({ preview_configured: false, preview_bound: false })
+      for (const via of [daemon.socket, tcp]) {
+        expect(await originOf(sessionId, tabId, via)).toBe('')
+        expect((await previewAuth(via, `?session=${sessionId}&tab=nope`)).status).toBe(500)
+      }
+    } finally {
+      await setAddr(`127.0.0.1:${previewPort}`)
+    }
+    expect(await originOf(sessionId, tabId)).toMatch(/^http:\/\/svc[a-z2-7]{32}\.localhost:\d+$/)
   })
 })
 

@@ -1,9 +1,9 @@
 import { DaemonError } from './client-errors.js'
 import { EVENTS_PATH, type FeedFrame } from './events.js'
-import { decodeReply } from './reply.js'
+import { decodeEnvelope, decodeReply } from './reply.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
 import { decodeServerFrame, encodeClientFrame, type ServerFrame } from './stream-frames.js'
-import { PREVIEW_AUTH_PATH, type PreviewAuthAnswer } from './webtab.js'
+import { PREVIEW_AUTH_PATH, previewAuthPath, type PreviewAuthAnswer } from './webtab.js'
 
 /** Whether the event feed is connected; `reconnecting` after a drop until the next hello. */
 export type FeedState = 'connecting' | 'live' | 'reconnecting'
@@ -32,7 +32,7 @@ export interface BrowserClient {
   events(handlers: FeedHandlers): () => void
   /** A terminal plane at `path` (`streamPath`, `loginStreamPath`). */
   stream(path: string, handlers: TerminalHandlers): BrowserTerminal
-  /** A web tab's preview origin, `""` when the preview listener is off or the tab has none. */
+  /** A web tab's preview origin, `""` when the preview listener is off or the tab has none; a refusal throws DaemonError. */
   previewOrigin(session: string, tab: string): Promise<string>
 }
 
@@ -118,10 +118,8 @@ export function createBrowserClient(base: URL): BrowserClient {
   }
 
   async function previewOrigin(session: string, tab: string): Promise<string> {
-    const url = new URL(PREVIEW_AUTH_PATH, base)
-    url.search = new URLSearchParams({ session, tab }).toString()
-    const response = await fetch(url, { credentials: 'same-origin' })
-    return response.ok ? ((await response.json()) as PreviewAuthAnswer).origin : ''
+    const response = await fetch(new URL(previewAuthPath(session, tab), base), { credentials: 'same-origin' })
+    return decodeEnvelope<PreviewAuthAnswer>(PREVIEW_AUTH_PATH, response.status, await response.text()).origin
   }
 
   return { call, events, stream, previewOrigin }

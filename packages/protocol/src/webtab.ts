@@ -6,8 +6,16 @@ export function webtabPath(sessionId: string, tabId: string): string {
   return `${WEBTAB_PREFIX}/${encodeURIComponent(sessionId)}/${encodeURIComponent(tabId)}/`
 }
 
-/** `GET /v1/preview-auth?session=&tab=` → `{origin}`: a tab's preview origin, `""` when it has none. */
+/**
+ * `GET /v1/preview-auth?session=&tab=` → the envelope of `{origin}`: a tab's preview
+ * origin, `""` when the preview listener is off or the tab has none.
+ */
 export const PREVIEW_AUTH_PATH = '/v1/preview-auth'
+
+/** The preview-auth request for one tab, by session id and stable tab id. */
+export function previewAuthPath(sessionId: string, tabId: string): string {
+  return `${PREVIEW_AUTH_PATH}?${new URLSearchParams({ session: sessionId, tab: tabId }).toString()}`
+}
 
 export interface PreviewAuthAnswer {
   origin: string

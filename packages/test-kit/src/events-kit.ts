@@ -1,5 +1,5 @@
 import type { Client, EventFrame, EventKind, FeedFrame } from '@svc/protocol'
-import { waitFor } from './harness.js'
+import { GiveUp, waitFor } from './harness.js'
 
 export type FrameOf<K extends EventKind> = Extract<EventFrame, { type: K }>
 
@@ -22,7 +22,8 @@ export async function recordEvents(client: Client): Promise<Recorder> {
     for await (const frame of client.events({ signal: abort.signal })) frames.push(frame)
   })().catch((error: Error) => (failure = error))
   await waitFor(() => {
-    if (failure !== undefined) throw failure
+    // The feed ended: no frame is coming.
+    if (failure !== undefined) throw new GiveUp(failure)
     return frames.length > 0
   }, 20_000)
   const ofKind = <K extends EventKind>(kind: K) => frames.filter((frame): frame is FrameOf<K> => frame.type === kind)

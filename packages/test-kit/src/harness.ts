@@ -5,6 +5,7 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { inspect } from 'node:util'
 import { Value } from 'typebox/value'
 import { createClient, routeAt, routeNamed, servicePaths, Session, Task, type Client, type FeedFrame, type Route, type ServicePaths } from '@svc/protocol'
 
@@ -52,7 +53,7 @@ export function send(
   target: Target,
   method: string,
   path: string,
-  options: { body?: string | Buffer; headers?: Record<string, string | number> } = {},
+  options: { body?: string | Buffer; headers?: Record<string, string | number>; agent?: Agent } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let answered = false
@@ -62,10 +63,11 @@ export function send(
     // The daemon takes JSON only; a test sends another type by naming it.
     if (options.body !== undefined && !named('content-type')) headers['content-type'] = 'application/json'
     // Keep-alive, as real clients are: with `Connection: close` the server must hang up
-    // right after an early answer, racing the upload.
-    const agent = new Agent({ keepAlive: true })
+    // right after an early answer, racing the upload. A connection of its own unless the
+    // test gives one (a `connection()`) to send several requests on.
+    const agent = options.agent ?? new Agent({ keepAlive: true })
     const req = httpRequest({ ...target, method, path, headers, agent })
-    req.on('close', () => agent.destroy())
+    if (options.agent === undefined) req.on('close', () => agent.destroy())
     req.on('error', (error: NodeJS.ErrnoException) => {
       // The server closing the connection on an early answer is not a failure of the request.
       if (!(answered && (error.code === 'EPIPE' || error.code === 'ECONNRESET'))) reject(error)
@@ -87,6 +89,11 @@ export function send(
     })
     void upload(req, options.body, () => answered)
   })
+}
+
+/** One kept-alive connection for `send` to reuse (`destroy()` it when done): a peer the daemon can tell from others. */
+export function connection(): Agent {
+  return new Agent({ keepAlive: true, maxSockets: 1 })
 }
 
 // ---------------------------------------------------------------- response shapes
@@ -298,6 +305,17 @@ export async function cleanup(...dirs: string[]): Promise<void> {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
 }
 
+/** The lines of an appended file read so far: a last line still being written is left for a later read. */
+export async function completeLines(path: string): Promise<string[]> {
+  const text = await readFile(path, 'utf8')
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean)
+}
+
+/** The daemon's log entries so far, parsed. */
+export async function logEntries(daemon: Pick<TestDaemon, 'paths'>): Promise<Array<Record<string, unknown>>> {
+  return (await completeLines(daemon.paths.log)).map((line) => JSON.parse(line) as Record<string, unknown>)
+}
+
 /** Runs `svc` as a user would; resolves with its exit code and output. */
 export function runCli(
   args: string[],
@@ -316,12 +334,40 @@ export function runCli(
   })
 }
 
+/**
+ * Thrown from a waitFor probe, ends the wait at once with `reason`: for a failure no
+ * later look can mend (a feed that has ended), where waiting out the deadline only slows
+ * the failing test down.
+ */
+export class GiveUp extends Error {
+  constructor(readonly reason: Error) {
+    super(reason.message)
+    this.name = 'GiveUp'
+  }
+}
+
+/**
+ * Asks `probe` until it answers (anything but undefined or false). A probe that throws
+ * has not seen it yet (a file half written, a reply not there yet) and is asked again;
+ * at the deadline the wait fails with the last error a probe threw, if any. `GiveUp`
+ * ends the wait at once.
+ */
 export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
+  let lastError: unknown
   for (;;) {
-    const value = await probe()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error('condition not met in time')
+    try {
+      const value = await probe()
+      if (value !== undefined && value !== false) return value
+    } catch (error) {
+      if (error instanceof GiveUp) throw error.reason
+      lastError = error
+    }
+    if (Date.now() > deadline) {
+      if (lastError === undefined) throw new Error(`condition not met in ${timeoutMs} ms`)
+      const detail = lastError instanceof Error ? lastError.message : inspect(lastError)
+      throw new Error(`condition not met in ${timeoutMs} ms; the probe last threw: ${detail}`, { cause: lastError })
+    }
     await sleep(25)
   }
 }

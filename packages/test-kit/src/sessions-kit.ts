@@ -7,9 +7,20 @@ import { startDaemon, waitFor, type DaemonOptions, type TestDaemon, type tempHom
 
 export const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.mjs', import.meta.url))
 export const AGENT = `node ${FAKE_AGENT}`
-/** The environment the fake agent started with `--env-dump <file>` wrote there, once it has. */
+/**
+ * The environment a process wrote to `file` as JSON (the fake agent's `--env-dump`,
+ * `dumpEnvCommand`), once it has: a file not there yet, or not all written, is not yet.
+ */
 export function envDump(file: string): Promise<Record<string, string>> {
-  return waitFor(async () => (JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as Record<string, string> | null) ?? undefined)
+  return waitFor(async () => (JSON.parse(await readFile(file, 'utf8')) as Record<string, string> | null) ?? undefined)
+}
+
+/**
+ * A command line that writes its environment to `file` as JSON, all at once (written
+ * beside it, then renamed), so a test that reads it never sees half of it.
+ */
+export function dumpEnvCommand(file: string): string {
+  return `node -e 'const fs = require("fs"); fs.writeFileSync(process.argv[1] + ".part", JSON.stringify(process.env)); fs.renameSync(process.argv[1] + ".part", process.argv[1])' '${file}'`
 }
 /** Prints screenfuls a few milliseconds apart until stopped. */
 export const FLOOD = fileURLToPath(new URL('../fixtures/flood.mjs', import.meta.url))

@@ -1,4 +1,4 @@
-import { PREVIEW_AUTH_PATH, webtabPath, type PreviewAuthAnswer, type ServicePaths } from '@svc/protocol'
+import { decodeEnvelope, PREVIEW_AUTH_PATH, previewAuthPath, webtabPath, type PreviewAuthAnswer, type ServicePaths } from '@svc/protocol'
 import { callDaemon } from '../call.js'
 import { connect } from '../daemon-process.js'
 import { loginUrl, tcpOffMessage } from './web.js'
@@ -17,8 +17,8 @@ export async function tabUrls(paths: ServicePaths, sessionId: string, tabId: str
   let preview: string | undefined
   if (listeners.preview_bound) {
     const client = await connect(paths)
-    const query = new URLSearchParams({ session: sessionId, tab: tabId })
-    const { origin } = JSON.parse((await client.raw('GET', `${PREVIEW_AUTH_PATH}?${query.toString()}`)).text) as PreviewAuthAnswer
+    const { status, text } = await client.raw('GET', previewAuthPath(sessionId, tabId))
+    const { origin } = decodeEnvelope<PreviewAuthAnswer>(PREVIEW_AUTH_PATH, status, text)
     if (origin) preview = `${origin}${path}`
   }
   return { ...(mirror ? { mirror } : {}), ...(preview ? { preview } : {}) }

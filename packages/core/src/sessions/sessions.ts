@@ -9,7 +9,6 @@ import type { Clock } from '../infra/clock.js'
 import type { Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
 import type { TaskGuard } from '../tasks-port.js'
-import { InvalidRequest } from '../errors.js'
 import { Handoffs } from './handoff.js'
 import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
@@ -22,7 +21,7 @@ import { stateOf, type SessionRecord, type SessionWire, type TabRecord } from '.
 import { Runtime } from './runtime.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
-import { closeTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
+import { closeTab, findTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
 import { suggestName } from './names.js'
 import { LEASE_MS, Leases } from './leases.js'
 import { preview, streamedSession, terminalOf, type TabChoice, type TerminalTarget } from './terminal.js'
@@ -261,6 +260,12 @@ export class Sessions {
     return this.table.records.get(sessionId)?.tabs.find((tab) => tab.id === tabId)
   }
 
+  /** A tab by its session id and stable tab id, where an unknown session or tab is a refusal. */
+  tabOf(sessionId: string, tabId: string): TabRecord {
+    const record = this.table.find({ id: sessionId })
+    return findTab(record.tabs, { tab_id: tabId }, record.title).tab
+  }
+
   /** Every tab with its session id: the preview listener finds a tab by its origin among them. */
   *allTabs(): Generator<{ sessionId: string; tab: TabRecord }> {
     for (const record of this.table.records.values()) for (const tab of record.tabs) yield { sessionId: record.id, tab }
@@ -277,20 +282,23 @@ export class Sessions {
     return preview(this.table, this.tmux, request)
   }
 
-  /** Takes or renews `holder`'s lease on the session; it lasts LEASE_MS. */
-  pauseStatusPoll(request: Req<'StatusPollLeaseRequest'>): Date {
-    const holder = leaseHolder(request)
+  /**
+   * Takes or renews a lease on the session; it lasts LEASE_MS. It is `holder`'s, or
+   * without one `connection`'s: the caller's connection, so an older client that names no
+   * holder renews and ends its own lease and no other.
+   */
+  pauseStatusPoll(request: Req<'StatusPollLeaseRequest'>, connection: string): Date {
     const until = Date.now() + LEASE_MS
-    this.leases.hold(this.table.find(request).id, holder, until)
+    this.leases.hold(this.table.find(request).id, leaseHolder(request, connection), until)
     return new Date(until)
   }
 
-  resumeStatusPoll(request: Req<'StatusPollLeaseRequest'>): void {
-    this.leases.release(this.table.find(request).id, leaseHolder(request))
+  resumeStatusPoll(request: Req<'StatusPollLeaseRequest'>, connection: string): void {
+    this.leases.release(this.table.find(request).id, leaseHolder(request, connection))
   }
 }
 
-function leaseHolder(request: Req<'StatusPollLeaseRequest'>): string {
-  if (!request.holder) throw new InvalidRequest('holder is required (a name for who holds the lease)')
-  return request.holder
+/** Named holders and connections are kept apart, so no holder name can end a connection's lease. */
+function leaseHolder(request: Req<'StatusPollLeaseRequest'>, connection: string): string {
+  return request.holder ? `holder ${request.holder}` : `connection ${connection}`
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 
 /** Where `pnpm build` puts the web UI, or undefined when the package is not installed. */
@@ -28,6 +28,13 @@ export async function webUi(app: FastifyInstance, { root }: { root: string | und
     app.get('/', (_request, reply) => reply.type('text/html; charset=utf-8').send(NOT_BUILT))
     return
   }
+  // A path the static files refuse to read (`%5C`, `..`, a NUL byte) names no file and no
+  // route: the unknown-route 404, as any path the router does not know, whatever its
+  // bytes. 403 is the network-safety rules' alone. Other errors go to the envelope's handler.
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    if (error.code === 'FST_STATIC_FORBIDDEN_PATH') return reply.callNotFound()
+    throw error
+  })
   await app.register(fastifyStatic, {
     root,
     wildcard: true,

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { routes, type RequestOf, type ResponseOf, type Route, type RouteGroup, type RouteName } from '@svc/protocol'
 import { arrivedVia } from '../listeners.js'
@@ -7,6 +8,8 @@ export interface CallContext {
   via: 'unix' | 'tcp'
   /** Whether the listener asks this caller for the token (false on the Unix socket). */
   tokenRequired: boolean
+  /** The caller's connection, the same for every request it sends (a peer with no name of its own). */
+  readonly connection: string
 }
 
 /** How many recent pre-encoded answers keep their envelope. */
@@ -58,8 +61,28 @@ export type AllHandlers = { [G in Route['group']]: GroupHandlers<G> }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/** Connections in order of their first call that asked who they are; a Unix socket peer has no address to name it by. */
+const connections = new WeakMap<Socket, string>()
+let connectionCount = 0
+
+function connectionOf(socket: Socket): string {
+  let name = connections.get(socket)
+  if (name === undefined) {
+    name = `#${++connectionCount}${socket.remoteAddress === undefined ? '' : ` ${socket.remoteAddress}:${socket.remotePort}`}`
+    connections.set(socket, name)
+  }
+  return name
+}
+
 function contextOf(request: FastifyRequest): CallContext {
-  return { via: arrivedVia(request.raw) ? 'tcp' : 'unix', tokenRequired: request.tokenRequired }
+  return {
+    via: arrivedVia(request.raw) ? 'tcp' : 'unix',
+    tokenRequired: request.tokenRequired,
+    // Named only when a handler asks: most never do.
+    get connection() {
+      return connectionOf(request.raw.socket)
+    },
+  }
 }
 
 /** A Fastify plugin registering one group's routes by walking the route table. */

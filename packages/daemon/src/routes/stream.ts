@@ -5,6 +5,7 @@ import { configAssistantStreamPath, decodeClientFrame, FrameError, StreamClose, 
 import { InvalidRequest, NotFound, type Core, type TerminalTarget } from '@svc/core'
 import { HttpError } from '../http-error.js'
 import type { StreamHub } from '../stream/hub.js'
+import { single } from './query.js'
 import { SocketSubscriber } from '../stream/subscriber.js'
 import type { Start, Terminal } from '../stream/terminal.js'
 
@@ -47,13 +48,6 @@ const SETUP_LEASE_MS = 5_000
 
 const DIGITS = /^\d{1,20}$/
 const MAX_U64 = 2n ** 64n - 1n
-
-function single(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name]
-  if (value === undefined) return undefined
-  if (typeof value !== 'string') throw new HttpError(400, `${name} must be given once`)
-  return value
-}
 
 export function parseStreamQuery(query: Record<string, unknown>): StreamQuery {
   const parsed: StreamQuery = {}

@@ -44,10 +44,13 @@ export class PreviewOrigins {
     return base32(mac.subarray(0, 20))
   }
 
-  /** The tab's preview origin on `port`, or `""` when it has none (unknown, or not proxied). */
-  originOf(sessionId: string, tabId: string, port: number): string {
-    const tab = this.sessions.tabById(sessionId, tabId)
-    if (!tab || !proxiedUrl(tab.kind, tab.url)) return ''
+  /**
+   * The tab's preview origin on `port`, or `""` while the preview listener is off (no
+   * port) or when the tab is not proxied; an unknown session or tab is refused.
+   */
+  originOf(sessionId: string, tabId: string, port: number | undefined): string {
+    const tab = this.sessions.tabOf(sessionId, tabId)
+    if (port === undefined || !proxiedUrl(tab.kind, tab.url)) return ''
     return `http://svc${this.label(sessionId, tab)}.localhost:${port}`
   }
 

@@ -9,7 +9,10 @@ export const PreviewResponse = Closed({
   cols: Type.Integer(),
 })
 
-/** `holder` names who holds the lease, so each holder renews and ends only its own. */
+/**
+ * `holder` names who holds the lease, so each holder renews and ends only its own; without
+ * it the caller's connection holds it (defaults.md, "Corrections to earlier decisions").
+ */
 export const StatusPollLeaseRequest = Request({ ...SessionRef, holder: Type.String() })
 export const PauseStatusPollResponse = Closed({ ok: Type.Literal(true), expires_at: Timestamp })
 export const ResumeStatusPollResponse = Closed({ ok: Type.Literal(true) })
