@@ -39,10 +39,10 @@ describe('the config assistant', () => {
     // Briefed once the open answers: every key, and the one way to change one.
     const pane = paneOf(daemon.home, name)
     const { entries } = await daemon.client.call('GetConfig')
-    for (const entry of entries) expect(pane, entry.key).toContain(`- ${entry.key} (${entry.type}, tier ${entry.tier}`)
+    for (const entry of entries) expect(pane, entry.key).toContain(`- ${entry.key} (${entry.type}, ${entry.tier_name} key`)
     expect(pane).toContain('`svc config set <key> <value>`')
     expect(pane).toContain('Explain each change before you make it')
-    expect(pane).toMatch(/default_program \(string, tier global, applies at once\): Agent for new sessions.* Default: claude\. Value: claude\./)
+    expect(pane).toMatch(/default_program \(string, core key, applies at once\): Agent for new sessions.* Default: claude\. Value: claude\./)
     expect(tmux(daemon.home, 'display-message', '-p', '-t', `=${name}:`, '#{pane_current_path}').trim()).toBe(daemon.home)
     // The daemon's own agent, not a session: no row, no session event.
     expect((await daemon.client.call('Snapshot', {})).instances).toEqual([])

@@ -13,7 +13,7 @@ const BRIEF_END = 'Now greet the user in one sentence and ask what they would li
 export function briefOf({ entries, path, warnings }: ConfigView): string {
   const keys = entries.map(
     (entry) =>
-      `- ${entry.key} (${entry.type}, tier ${entry.tier}, applies ${entry.applies === 'now' ? 'at once' : 'on the next daemon start'}): ` +
+      `- ${entry.key} (${entry.type}, ${entry.tier_name} key, applies ${entry.applies === 'now' ? 'at once' : 'on the next daemon start'}): ` +
       `${entry.purpose.replace(/\.$/, '')}. Default: ${entry.default || '(empty)'}. Value: ${entry.value || '(empty)'}.`,
   )
   return [
