@@ -86,6 +86,8 @@ export class Tasks implements TaskGuard {
   private heldUntil = Number.POSITIVE_INFINITY
   /** A look the scheduler asked for by firing, once the fire's own write has had time to land. */
   private checkAt = Number.POSITIVE_INFINITY
+  /** When the scheduler last fired a task. */
+  private firedAt = Number.NEGATIVE_INFINITY
   private fileWatch: FSWatcher | undefined
   private closed = false
 
@@ -364,7 +366,8 @@ export class Tasks implements TaskGuard {
   /** Sends what time alone changed, each task at most once per turnMs, then waits for the next change. */
   private turn(): void {
     const now = this.options.clock.now().getTime()
-    if (now >= this.checkAt) this.checkAt = Number.POSITIVE_INFINITY
+    // A fire since the look was asked for gets its own.
+    if (now >= this.checkAt) this.checkAt = this.firedAt + this.turnMs > now ? this.firedAt + this.turnMs : Number.POSITIVE_INFINITY
     this.heldUntil = this.feed.turned(this.loaded.doc, now)
     this.armTurn()
   }
@@ -375,10 +378,10 @@ export class Tasks implements TaskGuard {
    * would have landed.
    */
   private lookAfterFire(): void {
-    const at = this.options.clock.now().getTime() + this.turnMs
+    this.firedAt = this.options.clock.now().getTime()
     // Tasks firing together share one look.
-    if (at >= this.checkAt) return
-    this.checkAt = at
+    if (this.checkAt !== Number.POSITIVE_INFINITY) return
+    this.checkAt = this.firedAt + this.turnMs
     this.armTurn()
   }
 
