@@ -82,7 +82,9 @@ describe('help and usage', () => {
     const close = (await runCli(['tabs', 'close', '--help'], {})).stdout
     expect(close).toContain('Usage: svc tabs close [options] <title>')
     for (const option of ['--tab-id <id>', '--name <name>', '--index <n>', '--repo-id <id>', '--id <id>']) expect(close).toContain(option)
-    expect((await runCli(['sessions', 'create', '--help'], {})).stdout).toContain('svc sessions create --title fix-parser --prompt')
+    const create = (await runCli(['sessions', 'create', '--help'], {})).stdout
+    expect(create).toContain('Usage: svc sessions create [options] [title]')
+    expect(create).toContain('svc sessions create fix-parser --prompt')
   })
 
   it('exits 2 on usage errors without starting a daemon', async () => {
@@ -103,6 +105,9 @@ describe('help and usage', () => {
       [['tabs', 'create', 't', '--shell', '--port', '3'], 'use at most one of --shell, --command, --web, --port, --editor'],
       [['tabs', 'move', 't', '--index', '1', 'second'], "error: command-argument value 'second' is invalid"],
       [['sessions', 'create', '--title', 'a', '--title-base', 'b'], 'use at most one of --title, --title-base'],
+      [['sessions', 'create', 'a', '--title-base', 'b'], 'use at most one of --title, --title-base'],
+      [['sessions', 'create', 'one', '--title', 'other'], 'two titles given: "one" and --title "other"; give one'],
+      [['sessions', 'create', 'one', 'two'], 'too many arguments'],
       [['sessions', 'send', 't'], "error: missing required argument 'prompt'"],
       [['projects', 'remove'], 'use exactly one of <path>, --repo-id'],
       [['sessions', 'attach', 't'], 'svc sessions attach needs a terminal, and stdin is not one'],

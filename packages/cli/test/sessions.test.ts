@@ -49,17 +49,35 @@ afterAll(async () => {
 
 describe('svc sessions, svc tabs over a real daemon', () => {
   it('creates a session in the current directory and delivers its first prompt', async () => {
-    const { code, out } = await runInTerminal(['sessions', 'create', '--title', 'fix-parser', '--prompt', 'parse trailing commas'], env, {
+    // The title as a new user types it: an argument (--title works too, below; both differing: cli.test.ts).
+    const { code, out } = await runInTerminal(['sessions', 'create', 'fix-parser', '--prompt', 'parse trailing commas'], env, {
       cwd: repo,
     })
     expect(code, out).toBe(0)
     expect(out).toMatch(/^TITLE\s+STATE\s+IDLE\s+PROGRAM\s+BRANCH/m)
-    expect(out).toMatch(/^fix-parser\s+(running|ready)\s+.*claude\s+agent\/fix-parser\s/m)
+    expect(out).toMatch(/^fix-parser\s+(running|ready)\s+.*claude\s+agent\/fix-parser\s+repo\s+just now$/m)
     expect(out).toContain(`worktree: ${dir}/repo-fix-parser\n`)
     expect(out).toContain('fix-parser: prompt delivered\n')
     expect(existsSync(join(dir, 'repo-fix-parser'))).toBe(true)
     expect(branches()).toEqual(['agent/fix-parser', 'main'])
     await paneShows(await agentOf('fix-parser'), 'received: parse trailing commas')
+  })
+
+  it('lists sessions for people in a terminal: the project by name, times relative; JSON unchanged', async () => {
+    const screen = new TestTerminal(dir)
+    screen.run(['sessions', 'list'], env)
+    await waitFor(() => screen.text().includes('attach exited 0') || undefined)
+    const text = screen.text()
+    screen.close()
+    const { instances } = await json('sessions', 'list')
+    const [listed] = instances
+    expect(text).toMatch(/^TITLE\s+STATE\s+IDLE\s+PROGRAM\s+BRANCH\s+PROJECT\s+UPDATED$/m)
+    expect(text).toMatch(/^fix-parser\s+(running|ready)\s+.*claude\s+agent\/fix-parser\s+repo\s+(just now|1m ago)$/m)
+    expect(text).not.toContain(listed.repo_id)
+    expect(text).not.toContain(listed.updated_at)
+    // Scripts still get the id and the timestamp as the daemon sent them.
+    expect(listed).toMatchObject({ title: 'fix-parser', repo_id: expect.stringMatching(/^[0-9a-f]{12}$/), repo_path: repo })
+    expect(listed.updated_at).toBe((await session('fix-parser')).updated_at)
   })
 
   it('creates from --title-base in --repo, printing the session as JSON', async () => {

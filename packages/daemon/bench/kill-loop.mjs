@@ -46,17 +46,14 @@ async function start(home) {
 }
 
 /**
- * Files a daemon's durable writes and locks leave when interrupted: temp files and lock
- * files (but daemon.lock, which a running daemon holds for its life).
+ * Files a daemon's durable writes and locks leave when interrupted, anywhere under the
+ * home: temp files and lock files (but daemon.lock, which a running daemon holds for its life).
  */
 async function leftovers(home) {
-  const found = []
-  for (const dir of [home, join(home, 'sessions'), join(home, 'creating')]) {
-    const names = await readdir(dir).catch(() => [])
-    const left = names.filter((name) => name.endsWith('.tmp') || (name.endsWith('.lock') && name !== 'daemon.lock'))
-    found.push(...left.map((name) => join(dir, name)))
-  }
-  return found
+  const names = await readdir(home, { recursive: true })
+  return names
+    .filter((name) => name.endsWith('.tmp') || (name.endsWith('.lock') && name !== 'daemon.lock'))
+    .map((name) => join(home, name))
 }
 
 /** Every acknowledged write that is missing from what the daemon now serves. */

@@ -36,6 +36,7 @@ async function soak() {
     rss.gc = rssMiB(daemon.pid)
     report(`Fuzz soak: ${FUZZ_REQUESTS.toLocaleString('en-US')} seeded hostile requests over every public route (seed ${SEED})`, [
       ['answers by status', Object.entries(statuses).map(([status, count]) => `${status}: ${count}`).join(', ')],
+      ['past the content-type gate (not 415)', `${(100 - ((statuses[415] ?? 0) * 100) / FUZZ_REQUESTS).toFixed(1)} %  (target at least 80 %)`],
       ['non-envelope or off-contract answers', `${findings.length}  (target 0)`],
       // The first few, so a finding can be replayed (FUZZ_SEED in fuzz.test.ts).
       ...findings.slice(0, 5).map((finding) => ['  off-contract', finding.slice(0, 200)]),

@@ -9,6 +9,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124)
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2_000)
 /** Requests between two reads of the whole state. */
 const WINDOW = 100
+/** The share of requests that must get past the content-type gate (not 415) to the decoder and handlers. */
+const PAST_GATE = 0.8
 
 const homes = tempHomes()
 let daemon: TestDaemon
@@ -62,10 +64,13 @@ it(`answers ${REQUESTS} hostile requests inside the contract, and the refused on
     }
   }
   const seconds = (Date.now() - started) / 1000
+  const pastGate = 1 - (statuses[415] ?? 0) / REQUESTS
   process.stdout.write(
     `fuzz: seed ${SEED}, ${REQUESTS} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(statuses)}; ` +
+      `${(pastGate * 100).toFixed(0)} % past the content-type gate; ` +
       `${accepted} accepted mutations; ${windowsChecked} windows of refusals compared; ${findings.length} findings\n`,
   )
   expect(findings).toEqual([])
   expect(windowsChecked).toBeGreaterThan(0)
+  expect(pastGate).toBeGreaterThanOrEqual(PAST_GATE)
 })

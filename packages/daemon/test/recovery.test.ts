@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { servicePaths } from '@svc/protocol'
 import { startDaemon, tempHomes, waitFor } from '@svc/test-kit'
@@ -99,19 +99,40 @@ it('rolls a CreateSession back when its record cannot be written, and the retry 
   expect((await daemon.client.call('CreateSession', request)).instance.title).toBe('unsaved')
 })
 
+/** Where each durable writer would leave the temp file of a write a kill interrupted, as `.<file>.<pid>.<hex>.tmp` beside it. */
+function writersTemps(home: string): string[] {
+  const paths = servicePaths(home)
+  const beside = (file: string, pid: number) => join(dirname(file), `.${basename(file)}.${pid}.0badf00d.tmp`)
+  return [
+    beside(paths.tasks, 4242),
+    beside(join(home, 'tasks.journal'), 4243),
+    beside(paths.config, 4244),
+    beside(paths.projects, 4245),
+    beside(paths.token, 4246),
+    beside(join(home, 'watchers.json'), 4247),
+    beside(join(paths.sessionRecords, 'abc.json'), 4248),
+    beside(join(paths.creating, 'abc.json'), 4249),
+    beside(join(paths.handoffs, 'abc.json'), 4250),
+  ]
+}
+
 describe('what a killed daemon leaves in SERVICE_HOME', () => {
-  it('clears stale locks and temp files at start, before the first write', async () => {
+  it('clears stale locks and every writer\'s temp files at start, before the first write, and the state loads', async () => {
     const home = await homes.make()
     const paths = servicePaths(home)
-    await mkdir(join(home, 'sessions'), { recursive: true })
+    const project = await homes.make()
+    await makeRepo(project)
+    const first = await startDaemon({ home })
+    await first.client.call('AddTask', { task: { name: 'kept', prompt: 'p', cron_expr: '0 0 1 1 *', project_path: join(project, 'repo') } })
+    await first.client.call('RegisterProject', { path: join(project, 'repo') })
+    await first.client.call('SetConfigValue', { key: 'log_max_backups', value: '4' })
+    await first.stop('SIGKILL')
+
+    for (const dir of [paths.sessionRecords, paths.creating, paths.handoffs]) await mkdir(dir, { recursive: true })
     const locks = [`${paths.tasks}.lock`, `${paths.config}.lock`]
     // Fresh, as a daemon killed a moment ago leaves them: lockfile would wait until they are 10 s old.
     for (const lock of locks) await writeFile(lock, '')
-    const temps = [
-      join(home, '.tasks.json.4242.0badf00d.tmp'),
-      join(home, '.tasks.journal.4242.0ddba11a.tmp'),
-      join(home, 'sessions', '.abc.json.4242.deadbeef.tmp'),
-    ]
+    const temps = writersTemps(home)
     for (const temp of temps) await writeFile(temp, 'half')
     const unrelated = join(home, '.notes.tmp')
     await writeFile(unrelated, 'mine')
@@ -122,12 +143,13 @@ describe('what a killed daemon leaves in SERVICE_HOME', () => {
     const log = await readFile(daemon.paths.log, 'utf8')
     expect(log).toContain('removed locks and temp files a previous daemon left')
 
-    const project = await homes.make()
-    await makeRepo(project)
+    expect((await daemon.client.call('ListTasks')).tasks.map((task) => task.name)).toEqual(['kept'])
+    expect((await daemon.client.call('ListProjects')).projects.map((each) => each.root)).toEqual([join(project, 'repo')])
+    expect((await daemon.client.call('GetConfig')).entries.find((entry) => entry.key === 'log_max_backups')?.value).toBe('4')
     const added = await daemon.client.call('AddTask', {
       task: { name: 'n', prompt: 'p', cron_expr: '0 0 1 1 *', project_path: join(project, 'repo') },
     })
     expect(added.ok).toBe(true)
-    expect(await daemon.client.call('SetConfigValue', { key: 'log_max_backups', value: '4' })).toMatchObject({ ok: true })
+    expect(await daemon.client.call('SetConfigValue', { key: 'log_max_backups', value: '5' })).toMatchObject({ ok: true })
   })
 })

@@ -1,7 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo, paneText, session, startSessionDaemon } from '@svc/test-kit'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FrameOf } from '@svc/test-kit'
+import { recordEvents, startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo, paneText, session, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterAll(homes.release)
@@ -83,6 +85,55 @@ it('fires an every-minute task at the minute boundary through the real scheduler
   const log = await readFile(daemon.paths.log, 'utf8')
   expect(log).toContain('"msg":"cron task fired"')
   expect(log).toContain('"due":"2026-01-01T00:01:00.000Z"')
+})
+
+/** The task.updated frames for task `id` so far. */
+const updatesOf = (frames: Array<FrameOf<'task.updated'>>, id: string) => frames.filter((frame) => frame.data.id === id).map((frame) => frame.data)
+
+it('announces overdue turning true with time alone, after a run missed while the daemon was down', async () => {
+  const dir = await homes.make()
+  const repo = await makeRepo(dir)
+  const home = join(dir, 'svc')
+  // A long poll interval: the missed 01:00 run turns overdue 8 s after it, with the event feed long open.
+  const config = { network: { listen_addr: '' }, daemon_poll_interval: 8000 }
+  let daemon = await startDaemon({ home, config, env: { SVC_CLOCK_START: '2026-01-01T00:59:30Z' } })
+  await daemon.client.call('AddTask', { task: { id: 'hourly', cron_expr: '0 * * * *', prompt: 'p', project_path: repo } })
+  await daemon.stop()
+
+  daemon = await startDaemon({ home, config, env: { SVC_CLOCK_START: '2026-01-01T01:00:01Z' } })
+  const feed = await recordEvents(daemon.client)
+  expect((await byId(daemon)).hourly).toMatchObject({ missed_occurrences: 1, overdue: false, next_run_at: '2026-01-01T02:00:00.000Z' })
+  const turned = await feed.next('task.updated', (frame) => frame.data.id === 'hourly', 0, 20_000)
+  expect(turned.data).toMatchObject({ missed_occurrences: 1, overdue: true, next_run_at: '2026-01-01T02:00:00.000Z' })
+  expect(turned.data.last_run_at).toBeUndefined()
+  // The event is the task as ListTasks now shows it; nothing else moves, so nothing more is sent.
+  expect((await byId(daemon)).hourly).toEqual(turned.data)
+  await sleep(2_000)
+  expect(updatesOf(feed.ofKind('task.updated'), 'hourly')).toHaveLength(1)
+  feed.close()
+})
+
+it('announces next_run_at moved by a fire whose run is still starting, before the run is recorded', async () => {
+  const dir = await homes.make()
+  const repo = await makeRepo(dir)
+  // Creating the run's worktree takes 4 s: until then the fire has recorded nothing.
+  const hook = join(repo, '.git', 'hooks', 'post-checkout')
+  await writeFile(hook, '#!/bin/sh\nsleep 4\n')
+  await chmod(hook, 0o755)
+  // A one-second limit on changes by time alone (a minute outside tests), so the look after the fire comes 1 s after it.
+  const env = { SVC_CLOCK_START: '2026-01-01T00:00:57.000Z', SVC_TASK_TURN_MS: '1000' }
+  const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env })
+  const feed = await recordEvents(daemon.client)
+  await daemon.client.call('AddTask', { task: { id: 'tick', cron_expr: '* * * * *', prompt: 'tick', project_path: repo } })
+  const moved = await feed.next('task.updated', (frame) => frame.data.id === 'tick', 0, 20_000)
+  expect(moved.data).toMatchObject({ next_run_at: '2026-01-01T00:02:00.000Z', missed_occurrences: 0, overdue: false })
+  expect(moved.data.last_run_at).toBeUndefined()
+  const recorded = await feed.next('task.updated', (frame) => frame.data.id === 'tick' && frame.data.last_run_at !== undefined, 0, 30_000)
+  expect(recorded.data).toMatchObject({ next_run_at: '2026-01-01T00:02:00.000Z', last_run_status: 'spawned tick' })
+  // Between the two, time alone changed nothing more: one update for the moved next_run_at, not one per look.
+  const updates = updatesOf(feed.ofKind('task.updated'), 'tick')
+  expect(updates.indexOf(recorded.data)).toBe(1)
+  feed.close()
 })
 
 it("arms cron expressions in the daemon's local time zone", async () => {

@@ -31,6 +31,12 @@ export interface ServicePaths {
   token: string
   config: string
   sessions: string
+  /** One record per session, `<id>.json`. */
+  sessionRecords: string
+  /** Creations under way, one intent per session, for recovery after a crash. */
+  creating: string
+  /** Agent handoffs under way, one intent per session. */
+  handoffs: string
   tasks: string
   projects: string
   accounts: string
@@ -49,6 +55,9 @@ export function servicePaths(home: string): ServicePaths {
     token: at('daemon-token'),
     config: at('config.json'),
     sessions: at('sessions.json'),
+    sessionRecords: at('sessions'),
+    creating: at('creating'),
+    handoffs: at('handoffs'),
     tasks: at('tasks.json'),
     projects: at('projects.json'),
     accounts: at('accounts'),

@@ -44,3 +44,15 @@ export function duration(ms: number): string {
 export function age(at: string | undefined, now: number): string {
   return at === undefined ? '-' : duration(now - Date.parse(at))
 }
+
+/** How long ago `at` was, for people: "just now" under a minute (or ahead, a skewed clock), else "5m ago", "3h ago". */
+export function ago(at: string, now: number): string {
+  const span = now - Date.parse(at)
+  if (Number.isNaN(span)) return at
+  return span < 60_000 ? 'just now' : `${duration(span)} ago`
+}
+
+/** A project's name for people: its checkout directory's name. */
+export function projectName(repoPath: string): string {
+  return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath
+}

@@ -1,10 +1,11 @@
 import type { Command } from 'commander'
 import msParse from 'ms'
-import type { RequestOf } from '@svc/protocol'
+import { ago, projectName, type RequestOf } from '@svc/protocol'
 import { collect, hostPath, integer, oneOf } from '../args.js'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
 import { deliveryNote } from '../delivery.js'
+import { UsageError } from '../exit.js'
 import { printTable } from '../output.js'
 import { reply } from '../reply.js'
 import { sessionCall, type Session } from '../session-ref.js'
@@ -17,17 +18,32 @@ function since(value: string): string {
   return typeof ago === 'number' && Number.isFinite(ago) ? new Date(Date.now() - ago).toISOString() : value
 }
 
+/**
+ * The sessions as a table for people: a project by its directory's name (with its repo
+ * id when two projects share one), times as "3m ago". Scripts read `--json`, unchanged.
+ */
 function printSessions(instances: Session[]): void {
+  const now = Date.now()
+  /** Directory name → the repo ids seen under it. */
+  const repos = new Map<string, Set<string>>()
+  for (const session of instances) {
+    const name = projectName(session.repo_path)
+    repos.set(name, (repos.get(name) ?? new Set()).add(session.repo_id))
+  }
+  const project = (session: Session) => {
+    const name = projectName(session.repo_path)
+    return (repos.get(name)?.size ?? 0) > 1 ? `${name} (${session.repo_id})` : name
+  }
   printTable(
-    ['TITLE', 'STATE', 'IDLE', 'PROGRAM', 'BRANCH', 'REPO', 'UPDATED'],
+    ['TITLE', 'STATE', 'IDLE', 'PROGRAM', 'BRANCH', 'PROJECT', 'UPDATED'],
     instances.map((session) => [
       session.title,
       session.liveness_name || session.status_name,
       session.idle_reason ?? '',
       session.program,
       session.branch,
-      session.repo_id,
-      session.updated_at,
+      project(session),
+      ago(session.updated_at, now),
     ]),
   )
 }
@@ -69,9 +85,9 @@ interface CreateOptions {
 
 function createCommand(sessions: Command): void {
   sessions
-    .command('create')
+    .command('create [title]')
     .description('create a session: a git worktree and branch next to the repository, the agent in tmux, an optional first prompt')
-    .option('--title <title>', 'its title: letters, digits, "-" and "_", unused in the repository (default: a suggested name)')
+    .option('--title <title>', 'its title, as the argument: letters, digits, "-" and "_", unused in the repository (default: a suggested name)')
     .option('--title-base <base>', 'a title made unique with a suffix (-2, -3, …) when taken')
     .option('--repo <path>', 'the repository (default: the current directory)')
     .option('--program <program>', 'a known agent (claude, codex, …; see svc programs) or any command line (default: default_program)')
@@ -83,14 +99,18 @@ function createCommand(sessions: Command): void {
       'after',
       `
 Examples:
-  svc sessions create --title fix-parser --prompt "make the parser accept trailing commas"
+  svc sessions create fix-parser --prompt "make the parser accept trailing commas"
   svc sessions create --title-base review --repo ~/src/app --program codex`,
     )
-    .action(async (options: CreateOptions, command: Command) => {
-      oneOf({ '--title': options.title, '--title-base': options.titleBase }, false)
+    .action(async (given: string | undefined, options: CreateOptions, command: Command) => {
+      if (given !== undefined && options.title !== undefined && given !== options.title) {
+        throw new UsageError(`two titles given: "${given}" and --title "${options.title}"; give one`)
+      }
+      const title = given ?? options.title
+      oneOf({ '--title': title, '--title-base': options.titleBase }, false)
       const { instance } = await callDaemon(resolvePaths(), 'CreateSession', {
         repo_path: hostPath(options.repo ?? '.'),
-        ...(options.title ? { title: options.title } : {}),
+        ...(title ? { title } : {}),
         ...(options.titleBase ? { title_base: options.titleBase } : {}),
         ...(options.program ? { program: options.program } : {}),
         ...(options.prompt ? { prompt: options.prompt } : {}),

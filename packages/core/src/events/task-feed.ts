@@ -7,14 +7,19 @@ export type TaskEncoder = (task: TaskRecord, ordinal: number, doc: TaskDocument)
 /**
  * Task events: each adopted document is compared, task by task, with what ListTasks
  * showed at the one before; a task whose encoding changed is sent, one that is gone is
- * removed. A read that adopts nothing new sends nothing.
+ * removed. A read that adopts nothing new sends nothing. Between documents, time alone
+ * moves schedule health (next_run_at, overdue, missed occurrences): such a change is
+ * sent too, but at most once per `turnMs` per task.
  */
 export class TaskFeed {
   private readonly sent = new Map<string, string>()
+  /** When each task's last change made by time alone was sent. */
+  private readonly turnedAt = new Map<string, number>()
 
   constructor(
     private readonly bus: EventBus,
     private readonly encode: TaskEncoder,
+    private readonly turnMs: number,
   ) {}
 
   adopted(doc: TaskDocument): void {
@@ -29,7 +34,33 @@ export class TaskFeed {
     }
     for (const id of gone) {
       this.sent.delete(id)
+      this.turnedAt.delete(id)
       this.bus.publish('task.removed', { id })
     }
+  }
+
+  /**
+   * Sends the tasks of `doc`, adopted already, whose encoding changed with time alone,
+   * each no sooner than `turnMs` after the last such change of it. Returns when the
+   * earliest one held back may go (infinity when none is).
+   */
+  turned(doc: TaskDocument, now: number): number {
+    let held = Number.POSITIVE_INFINITY
+    for (const [ordinal, task] of doc.tasks.entries()) {
+      const before = this.sent.get(task.id)
+      // A task not announced yet is the next adoption's to create.
+      if (before === undefined) continue
+      const { wire, json } = this.encode(task, ordinal, doc)
+      if (before === json) continue
+      const allowed = (this.turnedAt.get(task.id) ?? Number.NEGATIVE_INFINITY) + this.turnMs
+      if (now < allowed) {
+        held = Math.min(held, allowed)
+        continue
+      }
+      this.sent.set(task.id, json)
+      this.turnedAt.set(task.id, now)
+      this.bus.publish('task.updated', wire, json)
+    }
+    return held
   }
 }

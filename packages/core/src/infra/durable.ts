@@ -43,7 +43,7 @@ export async function stageFileDurable(path: string, data: string | Buffer, mode
 }
 
 /** `.<name>.<pid>.<8 hex>.tmp`, beside the file it replaces. */
-const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/
+const TEMP_FILE = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/
 
 async function writeTemp(path: string, data: string | Buffer, mode: number, durable: boolean): Promise<string> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
@@ -69,18 +69,17 @@ async function installFile(temp: string, path: string, durable: boolean): Promis
 }
 
 /**
- * Removes the temp files that interrupted writes of other processes left in `dir` (a
- * killed daemon's): only for a directory this process alone writes. Returns their names.
+ * Removes the temp files interrupted writes left in `dir`, whichever process made them:
+ * only for a directory this process alone writes, and only before it writes there (a
+ * daemon restarted with a killed one's pid, as in a container, finds its own pid in
+ * them). Returns their names.
  */
 export async function removeLeftoverTempFiles(dir: string): Promise<string[]> {
   const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return []
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return []
     throw error
   })
-  const leftovers = names.filter((name) => {
-    const pid = TEMP_FILE.exec(name)?.[1]
-    return pid !== undefined && Number(pid) !== process.pid
-  })
+  const leftovers = names.filter((name) => TEMP_FILE.test(name))
   for (const name of leftovers) await unlink(join(dir, name)).catch(() => {})
   return leftovers
 }

@@ -3,14 +3,20 @@ import { join } from 'node:path'
 import type { ServicePaths } from '@svc/protocol'
 import { removeLeftoverTempFiles } from './durable.js'
 
+/** Every directory durable.ts writes into: a file there is replaced through a temp file beside it. */
+export function atomicWriteDirs(paths: ServicePaths): string[] {
+  return [paths.home, paths.sessionRecords, paths.creating, paths.handoffs]
+}
+
 export interface Reclaimed {
   locks: string[]
   tempFiles: string[]
 }
 
 /**
- * Run once at start, with the singleton lock held: the daemon then owns every lock and
- * temp file under SERVICE_HOME, so whatever is there was left by a daemon that died.
+ * Run once at start, with the singleton lock held and before the daemon's first write:
+ * the daemon then owns every lock and temp file under SERVICE_HOME, so whatever is there
+ * was left by a daemon that died, never a write of this one in progress.
  * A lock left behind would otherwise stall the first write until it is 10 s old, with
  * every other write queued behind it; a temp file would never be cleaned.
  */
@@ -25,7 +31,7 @@ export async function reclaimHome(paths: ServicePaths): Promise<Reclaimed> {
     }
   }
   const tempFiles: string[] = []
-  for (const dir of [paths.home, join(paths.home, 'sessions'), join(paths.home, 'creating')]) {
+  for (const dir of atomicWriteDirs(paths)) {
     tempFiles.push(...(await removeLeftoverTempFiles(dir)).map((name) => join(dir, name)))
   }
   return { locks, tempFiles }

@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
 import type { DeliveryStatus, ServicePaths } from '@svc/protocol'
@@ -66,7 +65,7 @@ export class Sessions {
 
   constructor(options: SessionsOptions) {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
-    this.store = new SessionStore(join(options.paths.home, 'sessions'), options.log)
+    this.store = new SessionStore(options.paths.sessionRecords, options.log)
     this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
     this.editorSecret = EditorSecret.open(options.paths.home)
     this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env, this.editorSecret)
@@ -92,7 +91,7 @@ export class Sessions {
     )
     this.prompts = new Prompts(table, this.tmux, this.observer, this.leases, (request) => this.lifecycle.create(request))
     this.handoffs = new Handoffs(table, this.runtime, this.observer, this.prompts, this.tmux, {
-      dir: join(options.paths.home, 'handoffs'),
+      dir: options.paths.handoffs,
       log: options.log,
     })
     this.lifecycle = new Lifecycle(table, this.runtime, this.observer, this.prompts, {
@@ -102,7 +101,7 @@ export class Sessions {
       repository: async (repo) => {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
-      creations: new CreationJournal(join(options.paths.home, 'creating'), this.tmux, options.log),
+      creations: new CreationJournal(options.paths.creating, this.tmux, options.log),
     })
     this.roots = new RootSessions(table, this.lifecycle, options.config, options.log)
   }

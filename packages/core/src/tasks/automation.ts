@@ -42,6 +42,8 @@ export class Automation {
     private readonly taskOf: (id: string) => TaskRecord | undefined,
     private readonly watchRuntime: WatchRuntime,
     private readonly log: Logger,
+    /** The scheduler fired a task: its next_run_at moved. */
+    private readonly fired: () => void,
   ) {
     this.scheduler = new CronScheduler(
       clock,
@@ -124,6 +126,7 @@ export class Automation {
     this.log.info({ task: id, due: due.toISOString(), lateness_ms: at.getTime() - due.getTime() }, 'cron task fired')
     // A failed run is logged and recorded by the dispatch itself.
     this.runs.fire(task, at).catch(() => {})
+    this.fired()
   }
 
   private watch(task: TaskRecord): void {

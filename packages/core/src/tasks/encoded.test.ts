@@ -31,6 +31,17 @@ it('answers the very same text while nothing moved', () => {
   expect(list(doc).json).toBe(list(doc).json)
 })
 
+it('lists a task as derived again for another reader meanwhile (the event feed), not as the list before', () => {
+  const state = { now: new Date('2026-01-01T01:00:00.500Z') }
+  const config = { get: () => POLL } as unknown as Config
+  const encoded = new EncodedTasks({ now: () => state.now }, config, () => ({}), new MissedOccurrences(MISSED_CAP))
+  const doc = docOf([task({})])
+  expect(encoded.listJson(doc)).toContain('"overdue":false')
+  state.now = new Date('2026-01-01T01:00:01.500Z')
+  expect(encoded.encode(doc.tasks[0] as TaskRecord, 0, doc).overdue).toBe(true)
+  expect(encoded.listJson(doc)).toContain('"overdue":true')
+})
+
 it('derives missed occurrences and overdue again as time passes', () => {
   const { state, list } = encoder()
   const doc = docOf([task({})])

@@ -27,7 +27,9 @@ interface Entry {
  */
 export class EncodedTasks {
   private readonly entries = new Map<string, Entry>()
-  private last: { doc: TaskDocument; json: string } | undefined
+  /** Counts encodings derived, by any caller: a list built before the last one is stale. */
+  private derivations = 0
+  private last: { doc: TaskDocument; derivations: number; json: string } | undefined
 
   constructor(
     private readonly clock: Clock,
@@ -38,16 +40,10 @@ export class EncodedTasks {
 
   /** The ListTasks response as JSON text. */
   listJson(doc: TaskDocument): string {
-    let reused = this.last?.doc === doc
-    const tasks = doc.tasks.map((task, ordinal) => {
-      const before = this.entries.get(task.id)
-      const entry = this.entry(task, ordinal, doc)
-      if (entry !== before) reused = false
-      return entry.json
-    })
-    if (reused && this.last) return this.last.json
+    const tasks = doc.tasks.map((task, ordinal) => this.entry(task, ordinal, doc).json)
+    if (this.last?.doc === doc && this.last.derivations === this.derivations) return this.last.json
     const json = `{"tasks":[${tasks.join(',')}]}`
-    this.last = { doc, json }
+    this.last = { doc, derivations: this.derivations, json }
     return json
   }
 
@@ -112,6 +108,7 @@ export class EncodedTasks {
       json: JSON.stringify(wire),
     }
     this.entries.set(task.id, entry)
+    this.derivations++
     return entry
   }
 }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { healthOf as derive, MISSED_CAP, type LiveState } from './health.js'
+import { healthHoldsUntil, healthOf as derive, MISSED_CAP, type LiveState } from './health.js'
 import { MissedOccurrences } from './missed.js'
 import { hourlyTask } from './task.fixture.js'
 import type { TaskRecord } from './record.js'
@@ -77,4 +77,18 @@ it('carries the count forward between reads, and starts over when the reference 
   expect(read('00:50:00', { ...minutely, last_run_at: '2026-01-01T00:45:00.000Z' })).toBe(5)
   // a clock that went back is counted afresh
   expect(read('00:35:00')).toBe(5)
+})
+
+it('holds until a missed one turns overdue or another is missed, but through the occurrence the scheduler is armed for', () => {
+  const missed = new MissedOccurrences(MISSED_CAP)
+  const holds = (live: LiveState, now: Date) => {
+    const health = derive(task({}), live, now, POLL, missed)
+    return healthHoldsUntil(task({}), health, POLL, missed)
+  }
+  // Restarted at 01:00:00.500: the 01:00 run was missed; it turns overdue at 01:00:01.
+  expect(holds({ next: at('02:00:00') }, at('01:00:00.500'))).toBe(at('01:00:01').getTime())
+  // Overdue now: the 02:00 occurrence is the scheduler's to fire, not a turn of health.
+  expect(holds({ next: at('02:00:00') }, at('01:00:02'))).toBe(Number.POSITIVE_INFINITY)
+  // Not armed for it (the schedule was not loaded yet): 02:00 would be missed.
+  expect(holds({}, at('01:00:03'))).toBe(at('02:00:00').getTime())
 })

@@ -75,11 +75,15 @@ export function healthOf(task: TaskRecord, live: LiveState, now: Date, pollMs: n
 /**
  * The instant a `health` derived now may next read differently with the same task and
  * live state: when another occurrence is missed, or when the first missed one turns
- * overdue. Health that does not move with time holds forever.
+ * overdue. Health that does not move with time holds forever. The occurrence the
+ * scheduler is armed for is not missed when it comes but fired, which changes the live
+ * state (and the fire's recorded run announces it): health holds through it.
  */
 export function healthHoldsUntil(task: TaskRecord, health: Health, pollMs: number, missed: MissedOccurrences): number {
   if (health.arming !== 'armed' || health.unassessable) return Number.POSITIVE_INFINITY
-  const nextMissed = missed.countHoldsUntil(task.id)
+  const armed = health.next_run_at === undefined ? Number.POSITIVE_INFINITY : Date.parse(health.next_run_at)
+  const counted = missed.countHoldsUntil(task.id)
+  const nextMissed = counted < armed ? counted : Number.POSITIVE_INFINITY
   const first = health.missed_occurrences > 0 && !health.overdue ? missed.firstOf(task.id) : undefined
   return first === undefined ? nextMissed : Math.min(nextMissed, first + pollMs)
 }

@@ -91,6 +91,38 @@ it('announces a task whose health moves with the clock alone: a missed occurrenc
   expect(updates).toHaveLength(1)
 })
 
+it('announces next_run_at moved by a fire whose result is not recorded yet, once the turn interval passed', async () => {
+  const log = pino({ level: 'silent' })
+  const events = new EventBus(log)
+  const updates: Array<{ next_run_at?: string; last_run_at?: string }> = []
+  events.subscribe((event) => event.type === 'task.updated' && updates.push(event.data))
+  dir = await mkdtemp('/tmp/svc-')
+  execFileSync('git', ['init', '-q', dir])
+  const tasks = new Tasks({
+    path: join(dir, 'tasks.json'),
+    config: { get: () => 1000 } as unknown as Config,
+    log,
+    clock: shiftedClock(new Date('2026-01-01T00:00:59.500Z')),
+    env: { SVC_TASK_TURN_MS: '500' },
+    events,
+  })
+  opened.push(tasks)
+  let started!: () => void
+  const starting = new Promise<void>((resolve) => (started = resolve))
+  // The 00:01 run takes its time to start its session; until it has, nothing is recorded.
+  tasks.attach(sessions({ spawn: async ({ title_base }) => (await starting, { id: `id-${title_base}`, title: title_base }) }))
+  await tasks.restore()
+  events.start()
+  await tasks.add({ task: cron('minutely', { cron_expr: '* * * * *' }) })
+  expect(updates).toEqual([])
+  await vi.waitFor(() => expect(updates).toHaveLength(1), { timeout: 3_000 })
+  expect(updates[0]).toMatchObject({ next_run_at: '2026-01-01T00:02:00.000Z', missed_occurrences: 0, overdue: false })
+  expect(updates[0]?.last_run_at).toBeUndefined()
+  started()
+  await vi.waitFor(() => expect(updates).toHaveLength(2), { timeout: 3_000 })
+  expect(updates[1]).toMatchObject({ next_run_at: '2026-01-01T00:02:00.000Z', last_run_at: expect.stringMatching(/^2026-01-01T00:01:00/) })
+})
+
 it('reports a run that happened but could not be recorded as committed, never as a plain failure', async () => {
   const tasks = await engine()
   // Sessions stand in here only to break tasks.json while a run starts.

@@ -30,9 +30,17 @@ import { TaskStore, type Loaded } from './store.js'
 import { actorOf, checkExpect, checkTask, editsOf, merged, resolveProject, type ExpectT } from './validate.js'
 
 const AUDIT_LENGTH = 20
-/** Health turns are announced at most this often, and looked at again at least this often (the wall clock may jump). */
+/** Turns of health are looked at no more often than this, and at least this often (the wall clock may jump). */
 const HEALTH_TURN_MIN_MS = 100
 const HEALTH_TURN_MAX_MS = 60 * 60 * 1000
+/** A task's change by time alone is announced at most once per this long. */
+const TASK_TURN_MS = 60_000
+
+/** Test hook: SVC_TASK_TURN_MS shortens TASK_TURN_MS, so a test sees the limit in seconds. */
+function turnMsFrom(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.SVC_TASK_TURN_MS)
+  return Number.isInteger(ms) && ms > 0 ? ms : TASK_TURN_MS
+}
 
 type ById = Static<typeof RemoveTaskRequest>
 
@@ -73,6 +81,13 @@ export class Tasks implements TaskGuard {
   private nextReconcile: Promise<void> | undefined
   /** Wakes when some task's health moves with the clock alone, to announce it. */
   private healthTurn: NodeJS.Timeout | undefined
+  private readonly turnMs: number
+  /** When the earliest change by time alone that the feed held back may go. */
+  private heldUntil = Number.POSITIVE_INFINITY
+  /** A look the scheduler asked for by firing, once the fire's own write has had time to land. */
+  private checkAt = Number.POSITIVE_INFINITY
+  /** When the scheduler last fired a task. */
+  private firedAt = Number.NEGATIVE_INFINITY
   private fileWatch: FSWatcher | undefined
   private closed = false
 
@@ -87,9 +102,10 @@ export class Tasks implements TaskGuard {
       env: () => paneEnvironment(options.env, undefined, options.config.get('session_env_passthrough')),
       ledger: this.ledger,
     }
-    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log)
+    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log, () => this.lookAfterFire())
     this.encoded = new EncodedTasks(clock, options.config, (id) => this.automation.live(id), this.missed)
-    this.feed = new TaskFeed(options.events, (task, ordinal, doc) => this.encoded.encoded(task, ordinal, doc))
+    this.turnMs = turnMsFrom(options.env)
+    this.feed = new TaskFeed(options.events, (task, ordinal, doc) => this.encoded.encoded(task, ordinal, doc), this.turnMs)
   }
 
   /** Connects the sessions that task runs go through; until then runs and target checks are refused. */
@@ -341,17 +357,45 @@ export class Tasks implements TaskGuard {
     }
   }
 
-  /**
-   * Sends what changed in ListTasks, then waits for the instant a task's health would
-   * change with no write (an occurrence missed, a missed one turned overdue) to send again.
-   */
+  /** Sends what changed in ListTasks, then waits for time alone to change it. */
   private announce(): void {
-    clearTimeout(this.healthTurn)
     this.feed.adopted(this.loaded.doc)
-    const until = this.encoded.holdsUntil()
+    this.armTurn()
+  }
+
+  /** Sends what time alone changed, each task at most once per turnMs, then waits for the next change. */
+  private turn(): void {
+    const now = this.options.clock.now().getTime()
+    // A fire since the look was asked for gets its own.
+    if (now >= this.checkAt) this.checkAt = this.firedAt + this.turnMs > now ? this.firedAt + this.turnMs : Number.POSITIVE_INFINITY
+    this.heldUntil = this.feed.turned(this.loaded.doc, now)
+    this.armTurn()
+  }
+
+  /**
+   * A fired task's next_run_at moved: the run's recorded result announces that, but a
+   * fire joined to one still starting records nothing, so look again once the result
+   * would have landed.
+   */
+  private lookAfterFire(): void {
+    this.firedAt = this.options.clock.now().getTime()
+    // Tasks firing together share one look.
+    if (this.checkAt !== Number.POSITIVE_INFINITY) return
+    this.checkAt = this.firedAt + this.turnMs
+    this.armTurn()
+  }
+
+  /**
+   * Waits for the earliest instant a task's encoding may change with no write (an
+   * occurrence missed, a missed one turned overdue), a held-back change may go, or a
+   * look after a fire is due.
+   */
+  private armTurn(): void {
+    clearTimeout(this.healthTurn)
+    const until = Math.min(this.encoded.holdsUntil(), this.heldUntil, this.checkAt)
     if (this.closed || until === Number.POSITIVE_INFINITY) return
     const wait = Math.min(Math.max(HEALTH_TURN_MIN_MS, until - this.options.clock.now().getTime()), HEALTH_TURN_MAX_MS)
-    this.healthTurn = setTimeout(() => this.announce(), wait)
+    this.healthTurn = setTimeout(() => this.turn(), wait)
     this.healthTurn.unref()
   }
 

@@ -1,5 +1,5 @@
-// The words of idle reasons and ages are shared with the web UI: see @svc/protocol's words.ts.
-export { age, duration, idleWords } from '@svc/protocol'
+// The words of idle reasons, ages and projects are shared with the web UI and the CLI: see @svc/protocol's words.ts.
+export { age, duration, idleWords, projectName } from '@svc/protocol'
 import type { LivenessName } from '@svc/protocol'
 import type { Session } from './types.js'
 
@@ -17,9 +17,4 @@ const GLYPHS: Record<LivenessName, string> = {
 export function stateOf(session: Pick<Session, 'liveness_name' | 'status_name'>): { glyph: string; word: string } {
   if (session.liveness_name === '') return { glyph: '…', word: session.status_name || 'busy' }
   return { glyph: GLYPHS[session.liveness_name], word: session.liveness_name }
-}
-
-/** A project's name for people: its checkout directory's name. */
-export function projectName(repoPath: string): string {
-  return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath
 }
