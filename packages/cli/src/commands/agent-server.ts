@@ -12,7 +12,7 @@ interface AgentServerFlags {
 export function agentServerCommand(program: Command): void {
   program
     .command('agent-server')
-    .description('run a daemon in the foreground for one workspace, for a home daemon to drive; prints {"url","token"} once ready')
+    .description('run a daemon in the foreground for one workspace, for a home daemon to drive; prints {"url", "token"} on stdout once ready; SIGTERM or Ctrl-C stops it')
     .option('--home <dir>', 'its own SERVICE_HOME (never the one of your daemon)', '~/.svc-agent')
     .option('--workspace <dir>', 'the git checkout it serves (default: the working directory)')
     .option('--listen <addr>', 'its TCP listener as host:port (the token is always required)', '127.0.0.1:0')
