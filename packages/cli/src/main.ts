@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@svc/protocol'
 import { accountsCommand } from './commands/accounts.js'
+import { agentServerCommand } from './commands/agent-server.js'
 import { configCommand } from './commands/config.js'
 import { daemonCommand } from './commands/daemon.js'
 import { eventsCommand } from './commands/events.js'
@@ -43,6 +44,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   tasksCommand(svc)
   webCommand(svc)
   uiCommand(svc)
+  agentServerCommand(svc)
   refuseRemovedFlags(svc)
   svc.commands.forEach(function prepare(command: Command) {
     command.exitOverride()

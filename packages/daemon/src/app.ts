@@ -15,7 +15,7 @@ import { accountRoutes } from './routes/accounts.js'
 import { configRoutes } from './routes/config.js'
 import { configAssistantRoutes } from './routes/config-assistant.js'
 import { eventRoutes } from './routes/events.js'
-import { healthRoutes, type ListenerReport } from './routes/health.js'
+import { healthRoutes, type AgentServerInfo, type ListenerReport } from './routes/health.js'
 import { projectRoutes } from './routes/projects.js'
 import { sessionRoutes } from './routes/sessions.js'
 import { tabRoutes } from './routes/tabs.js'
@@ -38,6 +38,7 @@ export interface AppOptions {
   listeners: () => ListenerReport
   /** The preview origins, and the preview listener's port while it is bound. */
   previews: { origins: PreviewOrigins; port: () => number | undefined }
+  agentServer?: AgentServerInfo
 }
 
 export interface App {
@@ -52,7 +53,7 @@ export interface App {
 }
 
 /** The HTTP surface: one plugin per concern, then one per route group. */
-export async function buildApp({ core, log, token, listeners, previews }: AppOptions): Promise<App> {
+export async function buildApp({ core, log, token, listeners, previews, agentServer }: AppOptions): Promise<App> {
   let handler: RequestListener | undefined
   const fastify = Fastify({
     // The daemon log reaches Fastify as each request's logger (request.log, where refusals and
@@ -80,7 +81,7 @@ export async function buildApp({ core, log, token, listeners, previews }: AppOpt
   await fastify.register(networkSafety, { config: core.config, token, tokenPath: core.paths.token, warmup: warmupRefusal(core) })
 
   const groups: AllHandlers = {
-    health: healthRoutes(core, listeners),
+    health: healthRoutes(core, listeners, agentServer),
     sessions: sessionRoutes(core),
     tabs: tabRoutes(core.sessions),
     projects: projectRoutes(core.projects),

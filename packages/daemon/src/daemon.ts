@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { checkSocketPath, resolveServiceHome, servicePaths, SVC_VERSION, type ServicePaths } from '@svc/protocol'
 import { Config, Core, defaultSettings, exposureWarning, reclaimHome, shiftedClock, systemClock, type Clock, type Settings } from '@svc/core'
 import { buildApp, type App } from './app.js'
-import type { ListenerReport } from './routes/health.js'
+import type { AgentServerInfo, ListenerReport } from './routes/health.js'
 import { listenUnix, TcpListener } from './listeners.js'
 import { DaemonLog, type Rotation } from './log.js'
 import { acquireDaemonLock } from './singleton.js'
@@ -16,6 +16,10 @@ export interface RunningDaemon {
   paths: ServicePaths
   core: Core
   app: App
+  /** The listeners as Health reports them. */
+  listeners(): ListenerReport
+  /** The TCP listener's bearer token (daemon-token). */
+  token: string
   /** Settles when warm-up ends: restored (phase ready) or failed. */
   restored: Promise<void>
   stop(): Promise<void>
@@ -55,13 +59,22 @@ async function restoreGate(env: NodeJS.ProcessEnv): Promise<void> {
   while (gate && existsSync(gate)) await sleep(25)
 }
 
+export interface StartOptions {
+  /** SERVICE_HOME, instead of the one the environment names. */
+  home?: string
+  /** Settings that hold for this run over config.json (see Config.load). */
+  pinned?: Partial<Settings>
+  /** Serving as `svc agent-server`: Health reports its workspace. */
+  agentServer?: AgentServerInfo
+}
+
 /**
  * Start-up, in order: resolve SERVICE_HOME, take the singleton lock, clear what a killed
  * daemon left (locks, temp files), load config, bind the sockets, write daemon.pid, then
  * restore state (phase warming, then ready).
  */
-export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
-  const paths = servicePaths(resolveServiceHome(env))
+export async function startDaemon(env: NodeJS.ProcessEnv = process.env, options: StartOptions = {}): Promise<RunningDaemon> {
+  const paths = servicePaths(options.home ?? resolveServiceHome(env))
   checkSocketPath(paths.socket)
   await mkdir(paths.home, { recursive: true, mode: 0o700 })
   const lock = await acquireDaemonLock(paths.lock, paths.home)
@@ -79,7 +92,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     }
     let config: Config
     try {
-      config = await Config.load(paths.config)
+      config = await Config.load(paths.config, options.pinned)
     } catch (error) {
       log.fatal({ err: error }, 'cannot load config')
       throw error
@@ -106,7 +119,17 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       report = { unixBound, tcp: tcp?.status() ?? report.tcp, preview: preview?.status() ?? report.preview }
     }
     const origins = new PreviewOrigins(core.sessions)
-    const app = await buildApp({ core, log, token, listeners: () => report, previews: { origins, port: () => preview?.port() } })
+    const app = await buildApp({
+      core,
+      log,
+      token,
+      listeners: () => report,
+      previews: { origins, port: () => preview?.port() },
+      ...(options.agentServer ? { agentServer: options.agentServer } : {}),
+    })
+    // The socket's server stops after Fastify, whose close ends the feed and stream websockets it would wait for.
+    let closeUnix = async () => {}
+    cleanups.push(() => closeUnix())
     cleanups.push(() => app.fastify.close())
     const previewApp = await buildPreviewApp(core, origins, log)
     cleanups.push(() => previewApp.fastify.close())
@@ -115,7 +138,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     const [network, previews] = [tcp, preview]
     cleanups.push(() => network.close(), () => previews.close())
 
-    await listenUnix(app.server, paths.socket)
+    closeUnix = await listenUnix(app.server, paths.socket)
     // A failed bind is logged and reported by Health; the daemon serves on its socket regardless.
     await network.bind(config.get('network.listen_addr')).catch(() => {})
     await previews.bind(config.get('network.preview_listen_addr')).catch(() => {})
@@ -142,6 +165,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       paths,
       core,
       app,
+      listeners: () => report,
+      token,
       restored,
       stop: () => {
         stopping ??= (async () => {

@@ -1,2 +1,4 @@
-export { startDaemon, type RunningDaemon } from './daemon.js'
+export { startDaemon, type RunningDaemon, type StartOptions } from './daemon.js'
+export { serveInForeground } from './foreground.js'
+export { AgentServerOptionError, startAgentServer, type AgentServerEndpoint, type AgentServerOptions } from './agent-server.js'
 export { buildApp } from './app.js'

@@ -120,12 +120,16 @@ export class TcpListener {
   }
 }
 
-/** Binds the API socket: any file there is stale (we hold the lock), and it is 0600. */
-export async function listenUnix(server: Server, path: string): Promise<void> {
+/**
+ * Binds the API socket: any file there is stale (we hold the lock), and it is 0600.
+ * Answers how to stop it: Fastify closes only a server it started listening itself.
+ */
+export async function listenUnix(server: Server, path: string): Promise<() => Promise<void>> {
   await unlink(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error
   })
   await listen(server, path)
   await chmod(path, 0o600)
+  return () => retire(server)
 }
 

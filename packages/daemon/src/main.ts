@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { DAEMON_EXIT } from '@svc/protocol'
 import { startDaemon } from './daemon.js'
+import { serveInForeground } from './foreground.js'
 import { AlreadyRunning } from './singleton.js'
 
 /** The daemon in the foreground: `pnpm --filter daemon start`, or spawned by `svc`. */
@@ -12,23 +13,7 @@ async function main(): Promise<void> {
     process.exit(error instanceof AlreadyRunning ? DAEMON_EXIT.alreadyRunning : DAEMON_EXIT.failed)
   })
   process.stdout.write(`svc daemon listening on ${daemon.paths.socket} (pid ${process.pid})\n`)
-
-  let signalled = false
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (signalled) process.exit(DAEMON_EXIT.failed)
-    signalled = true
-    daemon.core.log.info({ signal }, 'shutting down')
-    void daemon.stop().then(() => process.exit(DAEMON_EXIT.ok))
-  }
-  process.on('SIGTERM', shutdown)
-  process.on('SIGINT', shutdown)
-
-  await daemon.restored.catch(async (error: Error) => {
-    daemon.core.log.fatal({ err: error }, 'restore failed')
-    process.stderr.write(`svc daemon: restore failed: ${error.message}\n`)
-    await daemon.stop()
-    process.exit(DAEMON_EXIT.failed)
-  })
+  await serveInForeground(daemon, 'svc daemon')
 }
 
 void main()

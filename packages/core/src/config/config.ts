@@ -64,11 +64,16 @@ export class Config {
     readonly path: string,
     private settings: Settings,
     readonly loadWarnings: string[],
+    private readonly pinned: Partial<Settings>,
   ) {}
 
-  static async load(path: string): Promise<Config> {
+  /**
+   * `pinned` settings hold for this run whatever config.json says, before or after a
+   * write (the agent server's listener and token rules); the file keeps its own values.
+   */
+  static async load(path: string, pinned: Partial<Settings> = {}): Promise<Config> {
     const document = parseConfig(await readIfExists(path), path)
-    return new Config(path, document.settings, document.warnings)
+    return new Config(path, { ...document.settings, ...pinned }, document.warnings, pinned)
   }
 
   get<K extends ConfigKey>(key: K): Settings[K] {
@@ -175,9 +180,9 @@ export class Config {
         return next
       })
       const previous = this.settings
-      this.settings = keepStartValues(saved.settings, previous)
+      this.settings = { ...keepStartValues(saved.settings, previous), ...this.pinned }
       const value = target.def.type.format(saved.settings[target.name])
-      const warnings = this.optionalWarning(exposureWarning(saved.settings))
+      const warnings = this.optionalWarning(exposureWarning(this.settings))
       await this.apply(this.settings, previous, target.name)
       return { ok: true as const, key: target.name, value, applies: target.def.applies, ...(warnings.length ? { warnings } : {}) }
     })

@@ -18,6 +18,8 @@ export const HealthResponse = Closed({
     preview_bound_addr: Type.String(),
     preview_error: Type.Optional(Type.String()),
   }),
+  /** Only on a daemon started as `svc agent-server`: the checkout it serves. */
+  agent_server: Type.Optional(Closed({ workspace: Type.String() })),
 })
 
 /** What a browser needs before it has logged in; answered without a token. */

@@ -1,0 +1,26 @@
+import { DAEMON_EXIT } from '@svc/protocol'
+import type { RunningDaemon } from './daemon.js'
+
+/**
+ * Runs a started daemon in the foreground: SIGTERM or SIGINT stops it and exits 0 (a
+ * second signal exits at once); a failed restore stops it and exits failed. Settles once
+ * the daemon is ready. `name` prefixes what it says on stderr.
+ */
+export async function serveInForeground(daemon: RunningDaemon, name: string): Promise<void> {
+  let signalled = false
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(DAEMON_EXIT.failed)
+    signalled = true
+    daemon.core.log.info({ signal }, 'shutting down')
+    void daemon.stop().then(() => process.exit(DAEMON_EXIT.ok))
+  }
+  process.on('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
+
+  await daemon.restored.catch(async (error: Error) => {
+    daemon.core.log.fatal({ err: error }, 'restore failed')
+    process.stderr.write(`${name}: restore failed: ${error.message}\n`)
+    await daemon.stop()
+    process.exit(DAEMON_EXIT.failed)
+  })
+}
