@@ -29,6 +29,6 @@ it('has a CLI reference row for every session, tab, project, task, account and d
     expect(names.length, group).toBeGreaterThan(2)
     missing.push(...names.map((name) => `${group} ${name}`).filter((command) => !documented(command)))
   }
-  missing.push(...['programs', 'backends'].filter((command) => !documented(command)))
+  missing.push(...['programs', 'backends', 'agent-server'].filter((command) => !documented(command)))
   expect(missing).toEqual([])
 })
