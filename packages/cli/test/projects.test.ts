@@ -30,9 +30,12 @@ it('adds a project from a path relative to the current directory, at its git roo
   expect(added.code).toBe(0)
   expect(added.out).toMatch(new RegExp(`^project [0-9a-f]{12} at ${dir}/app\\n$`))
   const again = await json('projects', 'add', join(dir, 'app'))
-  expect(again).toEqual({ ok: true, project: { id: expect.stringMatching(/^[0-9a-f]{12}$/), root: join(dir, 'app'), path_exists: true } })
+  expect(again).toEqual({
+    ok: true,
+    project: { id: expect.stringMatching(/^[0-9a-f]{12}$/), root: join(dir, 'app'), path_exists: true, config_trusted: true },
+  })
   expect(await json('projects', 'list')).toEqual({ projects: [again.project] })
-  expect((await runInTerminal(['projects', 'list'], env)).out).toMatch(new RegExp(`^ID\\s+ROOT\\s+EXISTS\\n${again.project.id}\\s+${dir}/app\\s+yes\\n$`))
+  expect((await runInTerminal(['projects', 'list'], env)).out).toMatch(new RegExp(`^ID\\s+ROOT\\s+EXISTS\\s+CONFIG\\n${again.project.id}\\s+${dir}/app\\s+yes\\s+ok\\n$`))
 
   const notRepo = await runCli(['projects', 'add', join(dir, 'plain')], env)
   expect(notRepo.code).toBe(1)

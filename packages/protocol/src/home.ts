@@ -33,6 +33,8 @@ export interface ServicePaths {
   sessions: string
   tasks: string
   projects: string
+  /** The sha256 of each repository config the user trusted, by repository root. */
+  trustedRepoConfigs: string
   accounts: string
   archived: string
   tmuxSocket: string
@@ -51,6 +53,7 @@ export function servicePaths(home: string): ServicePaths {
     sessions: at('sessions.json'),
     tasks: at('tasks.json'),
     projects: at('projects.json'),
+    trustedRepoConfigs: at('trusted-repo-configs.json'),
     accounts: at('accounts'),
     archived: at('archived'),
     tmuxSocket: at('tmux.sock'),
