@@ -10,6 +10,7 @@ import {
   git,
   makeRepo,
   openSessionDaemon,
+  session,
   tempHomes,
   tmuxSessions,
   worktrees,
@@ -226,6 +227,18 @@ describe('trust', () => {
     const changed = await post('CreateSession', { repo_path: repo, title: 'changed' })
     expect(changed.status).toBe(500)
     expect(changed.json.error.message).toContain('is not trusted (it changed since it was trusted)')
+
+    // Nothing else spawns the repository's agents either, and the running one is left alone.
+    const agentTmux = instance.tabs[0]?.tmux_name as string
+    const handoff = await post('HandoffSession', { id: instance.id, to: 'codex' })
+    expect(handoff.json.error.message).toContain('is not trusted')
+    expect(tmuxSessions(daemon.home)).toContain(agentTmux)
+    expect((await session(daemon, 'trusted')).program).toBe(command)
+    const archived = await daemon.client.call('ArchiveSession', { id: instance.id })
+    const restore = await post('RestoreArchived', { id: instance.id })
+    expect(restore.json.error.message).toContain('is not trusted')
+    expect(await session(daemon, 'trusted')).toMatchObject({ liveness_name: 'archived', path: instance.path })
+    expect(existsSync(archived.archived_path)).toBe(true)
   })
 
   it('applies a trusted repository\'s program_overrides to the program a create picks', async () => {

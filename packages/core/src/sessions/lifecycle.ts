@@ -261,6 +261,8 @@ export class Lifecycle {
   }
 
   private async unarchive(record: SessionRecord): Promise<string> {
+    // Refused before the worktree moves back.
+    await this.runtime.agentCommand(record)
     if (!record.in_place && record.archived_path) {
       const from = record.archived_path
       const to = await this.table.repos.run(record.repo_id, async () => {
@@ -278,6 +280,8 @@ export class Lifecycle {
   /** Respawns agent and tabs; the old runtime's traces are cleared. */
   private async replaceRuntime(record: SessionRecord): Promise<void> {
     const { table } = this
+    // Refused before the old runtime is torn down.
+    await this.runtime.agentCommand(record)
     await this.runtime.teardown(record)
     this.observer.forget(record)
     await this.runtime.spawnAll(record)

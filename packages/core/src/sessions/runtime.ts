@@ -95,9 +95,17 @@ export class Runtime {
     return { ...env, SVC_SESSION_ID: record.id, SVC_SESSION_TITLE: record.title }
   }
 
-  async spawnAgent(record: SessionRecord): Promise<void> {
+  /**
+   * The command line the agent runs: refused (before anything is stopped, when callers
+   * ask first) while the repository's config names commands it has not been trusted for.
+   */
+  async agentCommand(record: Pick<SessionRecord, 'repo_path' | 'program'>): Promise<string> {
     const { program_overrides } = await this.resolver.runnable(record.repo_path)
-    const commandLine = commandLineOf(record.program, program_overrides)
+    return commandLineOf(record.program, program_overrides)
+  }
+
+  async spawnAgent(record: SessionRecord): Promise<void> {
+    const commandLine = await this.agentCommand(record)
     await this.replaceSession(agentTab(record).tmux_name as string, record, ['/bin/sh', '-c', `exec ${commandLine}`])
   }
 
