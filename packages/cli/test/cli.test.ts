@@ -219,7 +219,9 @@ describe('commands against a running daemon', () => {
     expect((await runCli(['config', 'unset', 'branch_prefix'], env)).code).toBe(0)
     expect(JSON.parse((await runCli(['config', 'get', 'branch_prefix'], env)).stdout).value).not.toBe('bots/')
     const table = (await runInTerminal(['config', 'get'], env)).out
-    expect(table).toMatch(/KEY\s+VALUE\s+DEFAULT\s+TYPE\s+PURPOSE/)
+    expect(table).toMatch(/KEY\s+VALUE\s+SOURCE\s+DEFAULT\s+TYPE\s+PURPOSE/)
+    expect(table).toMatch(/^program_overrides\s+\{"codex":"codex --full-auto"\}\s+global\s/m)
+    expect(table).toMatch(/^log_max_backups\s+3\s+default\s/m)
     expect(table).toContain('daemon_poll_interval')
 
     const bad = await runCli(['config', 'set', 'daemon_poll_interval', 'soon'], env)

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { realpathSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readFileSync, realpathSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -30,9 +31,12 @@ it('adds a project from a path relative to the current directory, at its git roo
   expect(added.code).toBe(0)
   expect(added.out).toMatch(new RegExp(`^project [0-9a-f]{12} at ${dir}/app\\n$`))
   const again = await json('projects', 'add', join(dir, 'app'))
-  expect(again).toEqual({ ok: true, project: { id: expect.stringMatching(/^[0-9a-f]{12}$/), root: join(dir, 'app'), path_exists: true } })
+  expect(again).toEqual({
+    ok: true,
+    project: { id: expect.stringMatching(/^[0-9a-f]{12}$/), root: join(dir, 'app'), path_exists: true, config_trusted: true },
+  })
   expect(await json('projects', 'list')).toEqual({ projects: [again.project] })
-  expect((await runInTerminal(['projects', 'list'], env)).out).toMatch(new RegExp(`^ID\\s+ROOT\\s+EXISTS\\n${again.project.id}\\s+${dir}/app\\s+yes\\n$`))
+  expect((await runInTerminal(['projects', 'list'], env)).out).toMatch(new RegExp(`^ID\\s+ROOT\\s+EXISTS\\s+CONFIG\\n${again.project.id}\\s+${dir}/app\\s+yes\\s+ok\\n$`))
 
   const notRepo = await runCli(['projects', 'add', join(dir, 'plain')], env)
   expect(notRepo.code).toBe(1)
@@ -69,4 +73,49 @@ it('removes a project by path or by id, leaving the repository alone', async () 
   const unknown = await runCli(['projects', 'remove', '--repo-id', project.id], env)
   expect(unknown.code).toBe(1)
   expect(unknown.stderr).toContain(`no project ${project.id}`)
+})
+
+it('edits a repository config with --repo, which needs `svc projects trust` before sessions use its commands', async () => {
+  const app = join(dir, 'app')
+  const file = join(app, '.svc', 'config.json')
+  const set = await runInTerminal(['config', 'set', '--repo', join(app, 'src'), 'program_overrides.claude', 'claude --model opus'], env)
+  expect(set.code, set.out).toBe(0)
+  expect(set.out).toContain(`program_overrides = {"claude":"claude --model opus"} (in ${file})\n`)
+  expect(set.out).toContain('warning: sessions of this repository are refused until it is trusted')
+  expect(set.out).toContain(`svc projects trust ${app}`)
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ program_overrides: { claude: 'claude --model opus' } })
+
+  const read = await runInTerminal(['config', 'get', '--repo', 'app', 'program_overrides.claude'], env, { cwd: dir })
+  expect(read).toEqual({ code: 0, out: 'claude --model opus\n' })
+  const listed = await json('config', 'get', '--repo', app)
+  expect(listed).toMatchObject({ repo_file: file, repo_trusted: false })
+  expect(listed.entries.find((entry: { key: string }) => entry.key === 'program_overrides')).toMatchObject({ source: 'repo' })
+  // Without --repo: the global value, and repository-only keys marked as such.
+  expect(await json('config', 'get', 'program_overrides.claude')).toEqual({ key: 'program_overrides.claude', value: '' })
+  expect((await runInTerminal(['config', 'get'], env)).out).toMatch(/^backend\s+local\s+repo only\s+local\s/m)
+
+  const global = await runCli(['config', 'set', 'backend', 'hook'], env)
+  expect(global.code).toBe(1)
+  expect(global.stderr).toContain('backend is a repository setting: use --repo PATH')
+  const scoped = await runCli(['config', 'set', '--repo', app, 'session_env_passthrough', 'HOME'], env)
+  expect(scoped.code).toBe(1)
+  expect(scoped.stderr).toContain('session_env_passthrough: global setting, cannot be set per repository')
+
+  await json('projects', 'add', app)
+  expect((await runInTerminal(['projects', 'list'], env)).out).toContain(`not trusted (svc projects trust ${app})`)
+  const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex')
+  expect(await runInTerminal(['projects', 'trust', 'app'], env, { cwd: dir })).toEqual({
+    code: 0,
+    out: `trusted the repository config of app (sha256 ${sha256})\n`,
+  })
+  expect((await json('projects', 'list')).projects[0].config_trusted).toBe(true)
+  expect(await json('config', 'get', '--repo', app)).toMatchObject({ repo_trusted: true })
+
+  const unset = await json('config', 'unset', '--repo', app, 'program_overrides.claude')
+  expect(unset).toMatchObject({ ok: true, key: 'program_overrides', value: '{}', file })
+  expect(unset.warnings).toBeUndefined()
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({})
+  const nothing = await runCli(['projects', 'trust', join(dir, 'plain')], env)
+  expect(nothing.code).toBe(1)
+  expect(nothing.stderr).toContain('is not inside a git checkout')
 })

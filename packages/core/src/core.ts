@@ -4,6 +4,8 @@ import type { ServicePaths } from '@svc/protocol'
 import { Accounts } from './accounts/accounts.js'
 import { ASSISTANT_IDLE_MS, ConfigAssistant } from './assistant/assistant.js'
 import type { Config } from './config/config.js'
+import { ConfigResolver } from './config/resolver.js'
+import { TrustedRepoConfigs } from './config/trust.js'
 import { EventBus } from './events/bus.js'
 import { Notifier } from './events/notifier.js'
 import type { Clock } from './infra/clock.js'
@@ -26,6 +28,8 @@ export class Core {
   readonly tasks: Tasks
   readonly accounts: Accounts
   readonly assistant: ConfigAssistant
+  /** The settings in force for a repository: its .svc/config.json over config.json. */
+  readonly resolver: ConfigResolver
   /** Domain events, open once the state is restored. */
   readonly events: EventBus
   private currentPhase: Phase = 'warming'
@@ -41,12 +45,15 @@ export class Core {
     assistantIdleMs = ASSISTANT_IDLE_MS,
   ) {
     this.events = new EventBus(log)
-    this.sessions = new Sessions({ paths, config, log, clock, bootId: this.bootId, events: this.events, env })
-    this.projects = new Projects(paths, config, this.sessions, this.events)
-    this.accounts = new Accounts(paths, config, this.sessions.tmux, env)
+    this.resolver = new ConfigResolver(config, new TrustedRepoConfigs(paths.trustedRepoConfigs), clock)
+    const resolver = this.resolver
+    this.sessions = new Sessions({ paths, config, resolver, log, clock, bootId: this.bootId, events: this.events, env })
+    this.projects = new Projects(paths, config, resolver, this.sessions, this.events)
+    this.accounts = new Accounts(paths, config, resolver, this.sessions.tmux, env)
     this.assistant = new ConfigAssistant(paths, config, this.sessions.tmux, env, log, assistantIdleMs)
     this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env, events: this.events })
     config.onChange((_next, _previous, key) => this.events.publish('config.changed', { key }))
+    resolver.onChange((key) => this.events.publish('config.changed', { key }))
     this.events.subscribe(new Notifier(config, log, env).listener)
     // Sessions and tasks need each other: tasks drive sessions, sessions ask tasks before archiving.
     this.tasks.attach(sessionPort(this.sessions))

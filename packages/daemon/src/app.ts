@@ -84,9 +84,9 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
     health: healthRoutes(core, listeners, agentServer),
     sessions: sessionRoutes(core),
     tabs: tabRoutes(core.sessions),
-    projects: projectRoutes(core.projects),
+    projects: projectRoutes(core.projects, core.resolver),
     accounts: accountRoutes(core.accounts),
-    config: configRoutes(core.config),
+    config: configRoutes(core.resolver),
     tasks: taskRoutes(core.tasks),
     terminal: terminalRoutes(core.sessions),
   }

@@ -54,13 +54,15 @@ describe('GetConfig tiers, words and sources', () => {
     expect(tierOf).toMatchObject({ default_program: 'core', program_overrides: 'core', log_max_size_mb: 'advanced' })
   })
 
-  // The booleans are this version's only closed vocabulary; every other type takes open text.
+  // The booleans and backend are this version's closed vocabularies; every other key takes
+  // open text. backend is a repository setting: its words are set in repo-config.test.ts.
   it('lists enum words exactly for closed keys, each accepted by SetConfigValue and nothing else', async () => {
     const all = await entries()
     expect(all.filter((candidate) => candidate.enum).map(({ key }) => key)).toEqual(
-      all.filter(({ type }) => type === 'bool').map(({ key }) => key),
+      all.filter(({ type, key }) => type === 'bool' || key === 'backend').map(({ key }) => key),
     )
-    for (const { key, enum: words } of all.filter((candidate) => candidate.enum)) {
+    expect((await entry('backend')).enum).toEqual(['local', 'hook'])
+    for (const { key, enum: words } of all.filter((candidate) => candidate.enum && candidate.type === 'bool')) {
       expect(words, key).toEqual(['true', 'false'])
       for (const word of words ?? []) {
         const reply = await set(key, word)

@@ -20,7 +20,10 @@ describe('RegisterProject and ListProjects', () => {
     const repo = await makeRepo(dir, 'alpha')
     await mkdir(join(repo, 'lib'))
     const first = await daemon.client.call('RegisterProject', { path: join(repo, 'lib') })
-    expect(first).toEqual({ ok: true, project: { id: expect.stringMatching(/^[0-9a-f]{12}$/), root: repo, path_exists: true } })
+    expect(first).toEqual({
+      ok: true,
+      project: { id: expect.stringMatching(/^[0-9a-f]{12}$/), root: repo, path_exists: true, config_trusted: true },
+    })
     expect(await daemon.client.call('RegisterProject', { path: repo })).toEqual(first)
     expect((await daemon.client.call('ListProjects')).projects).toEqual([first.project])
     await daemon.stop()

@@ -39,6 +39,8 @@ export interface ServicePaths {
   handoffs: string
   tasks: string
   projects: string
+  /** The sha256 of each repository config the user trusted, by repository root. */
+  trustedRepoConfigs: string
   accounts: string
   archived: string
   tmuxSocket: string
@@ -60,6 +62,7 @@ export function servicePaths(home: string): ServicePaths {
     handoffs: at('handoffs'),
     tasks: at('tasks.json'),
     projects: at('projects.json'),
+    trustedRepoConfigs: at('trusted-repo-configs.json'),
     accounts: at('accounts'),
     archived: at('archived'),
     tmuxSocket: at('tmux.sock'),

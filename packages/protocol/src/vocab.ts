@@ -76,9 +76,16 @@ export type ConfigApplies = (typeof CONFIG_APPLIES)[number]
 export const CONFIG_TIER_NAMES = ['core', 'common', 'advanced'] as const
 export type ConfigTierName = (typeof CONFIG_TIER_NAMES)[number]
 
-/** Where a config key's value in force comes from; `repo` is reserved for repo-level config. */
+/** Where a config key's value in force comes from: its default, config.json, or the repository's .svc/config.json. */
 export const CONFIG_SOURCES = ['default', 'global', 'repo'] as const
 export type ConfigSource = (typeof CONFIG_SOURCES)[number]
+
+/**
+ * Where a config key may be set: `global` only in config.json, `repo` only in a
+ * repository's .svc/config.json, `both` in either (the repository's value wins there).
+ */
+export const CONFIG_SCOPES = ['global', 'repo', 'both'] as const
+export type ConfigScope = (typeof CONFIG_SCOPES)[number]
 
 function nameAt<T extends string>(names: readonly T[], value: number): T | '' {
   return Number.isInteger(value) ? (names[value] ?? '') : ''

@@ -7,6 +7,7 @@ import { outputOf, printJson, printTable } from '../output.js'
 import { UsageError } from '../exit.js'
 import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
 import { reply } from '../reply.js'
+import { hostPath } from '../args.js'
 
 function warn(warnings: string[] | undefined): void {
   for (const warning of warnings ?? []) process.stderr.write(`warning: ${warning}\n`)
@@ -15,9 +16,20 @@ function warn(warnings: string[] | undefined): void {
 function printChange(change: ResponseOf<'UnsetConfigValue'>, command: Command): void {
   warn(change.warnings)
   if (outputOf(command.optsWithGlobals()).json) return printJson(change)
-  const when = change.applies === 'now' ? 'applied now' : 'takes effect on the next daemon start'
+  const when = change.file
+    ? `in ${change.file}`
+    : change.applies === 'now'
+      ? 'applied now'
+      : 'takes effect on the next daemon start'
   process.stdout.write(`${change.key} = ${change.value} (${when})\n`)
 }
+
+/** `--repo PATH` as the request's `repo_path`: that repository's .svc/config.json. */
+function repoOf(options: { repo?: string }): { repo_path?: string } {
+  return options.repo === undefined ? {} : { repo_path: hostPath(options.repo) }
+}
+
+const REPO_OPTION = ['--repo <path>', "the repository's .svc/config.json (any path in it): backend, default_program, program_overrides, remote_hooks.*"] as const
 
 type Entry = ResponseOf<'GetConfig'>['entries'][number]
 
@@ -31,36 +43,51 @@ function valueOf(entries: Entry[], key: string): string {
 }
 
 export function configCommand(program: Command): void {
-  const config = program.command('config').description('global config (config.json under SERVICE_HOME)')
+  const config = program
+    .command('config')
+    .description("config: global (config.json under SERVICE_HOME), or a repository's (.svc/config.json) with --repo")
   config
     .command('get [key]')
-    .description('show every key, or one key, with its value, default and purpose')
-    .action(async (key: string | undefined, _options, command: Command) => {
-      const { entries, path, warnings } = await callDaemon(resolvePaths(), 'GetConfig')
+    .description('show every key, or one key, with its value, default and purpose; with --repo, the values in force for that repository')
+    .option(...REPO_OPTION)
+    .action(async (key: string | undefined, options: { repo?: string }, command: Command) => {
+      const response = await callDaemon(resolvePaths(), 'GetConfig', repoOf(options))
+      const { entries, path, repo_file, repo_trusted, warnings } = response
       warn(warnings)
       const json = outputOf(command.optsWithGlobals()).json
       if (key !== undefined) {
         const value = valueOf(entries, key)
         return json ? printJson({ key, value }) : void process.stdout.write(`${value}\n`)
       }
-      if (json) return printJson({ entries, path })
-      process.stdout.write(`${path}\n\n`)
+      if (json) return printJson({ entries, path, ...(repo_file ? { repo_file, repo_trusted } : {}) })
+      process.stdout.write(`${path}\n`)
+      if (repo_file) process.stdout.write(`${repo_file}${repo_trusted ? '' : ' (not trusted: svc projects trust)'}\n`)
+      process.stdout.write('\n')
       printTable(
-        ['KEY', 'VALUE', 'DEFAULT', 'TYPE', 'PURPOSE'],
-        entries.map((entry) => [entry.key, entry.value, entry.default, entry.type, entry.purpose]),
+        ['KEY', 'VALUE', 'SOURCE', 'DEFAULT', 'TYPE', 'PURPOSE'],
+        entries.map((entry) => [
+          entry.key,
+          entry.value,
+          entry.scope === 'repo' && !repo_file ? 'repo only' : entry.source,
+          entry.default,
+          entry.type,
+          entry.purpose,
+        ]),
       )
     })
   config
     .command('set <key> <value>')
-    .description('set a key (validated, atomic) and apply it to the running daemon')
-    .action(async (key: string, value: string, _options, command: Command) => {
-      printChange(await callDaemon(resolvePaths(), 'SetConfigValue', { key, value }), command)
+    .description("set a key (validated, atomic) and apply it to the running daemon; with --repo, in the repository's .svc/config.json")
+    .option(...REPO_OPTION)
+    .action(async (key: string, value: string, options: { repo?: string }, command: Command) => {
+      printChange(await callDaemon(resolvePaths(), 'SetConfigValue', { key, value, ...repoOf(options) }), command)
     })
   config
     .command('unset <key>')
-    .description('clear a key under every spelling, back to its default')
-    .action(async (key: string, _options, command: Command) => {
-      printChange(await callDaemon(resolvePaths(), 'UnsetConfigValue', { key }), command)
+    .description("clear a key under every spelling, back to its default; with --repo, from the repository's .svc/config.json")
+    .option(...REPO_OPTION)
+    .action(async (key: string, options: { repo?: string }, command: Command) => {
+      printChange(await callDaemon(resolvePaths(), 'UnsetConfigValue', { key, ...repoOf(options) }), command)
     })
   withRemoteOptions(config.command('assistant'))
     .description("talk to the config assistant: an agent (default_program) on the daemon's machine, briefed with every key, that changes settings with \"svc config set\" and explains each change")

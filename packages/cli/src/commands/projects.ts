@@ -25,10 +25,25 @@ export function projectsCommand(program: Command): void {
         response.projects.length === 0
           ? void process.stdout.write('no projects\n')
           : printTable(
-              ['ID', 'ROOT', 'EXISTS'],
-              response.projects.map((project) => [project.id, project.root, project.path_exists ? 'yes' : 'no (moved or deleted)']),
+              ['ID', 'ROOT', 'EXISTS', 'CONFIG'],
+              response.projects.map((project) => [
+                project.id,
+                project.root,
+                project.path_exists ? 'yes' : 'no (moved or deleted)',
+                project.config_trusted ? 'ok' : `not trusted (svc projects trust ${project.root})`,
+              ]),
             ),
       )
+    })
+
+  projects
+    .command('trust <path>')
+    .description(
+      "trust the repository's .svc/config.json as it is now, so its sessions may run the commands it names (program_overrides, remote_hooks, a command-line default_program); any later change needs trusting again",
+    )
+    .action(async (path: string, _options, command: Command) => {
+      const response = await callDaemon(resolvePaths(), 'TrustProject', { path: hostPath(path) })
+      reply(command, response, `trusted the repository config of ${path} (sha256 ${response.sha256})`)
     })
 
   projects

@@ -5,9 +5,9 @@ import { quote, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { ACCOUNT_AGENTS, agentOf, commandLineOf, takesAccounts, type AccountAgent } from '../agents.js'
 import type { Config } from '../config/config.js'
+import type { ConfigResolver } from '../config/resolver.js'
 import { NotFound, Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'
-import { resolveRepository } from '../infra/git.js'
 import { shellQuote } from '../infra/launcher.js'
 import { sessionTarget, type Tmux } from '../infra/tmux.js'
 import { KeyedQueue } from '../serial.js'
@@ -32,6 +32,7 @@ export class Accounts {
   constructor(
     private readonly paths: ServicePaths,
     private readonly config: Config,
+    private readonly resolver: ConfigResolver,
     private readonly tmux: Tmux,
     /** The daemon's environment, which the login pane gets filtered. */
     private readonly source: NodeJS.ProcessEnv,
@@ -45,8 +46,7 @@ export class Accounts {
     let agents = ACCOUNT_AGENTS.map((name) => accountAgent(name))
     if (request.agent) agents = [accountAgent(request.agent)]
     else if (request.repo_path) {
-      await resolveRepository(request.repo_path)
-      const agent = agentOf(this.config.get('default_program'))
+      const agent = agentOf((await this.resolver.forPath(request.repo_path)).settings.default_program)
       agents = takesAccounts(agent) ? [agent] : []
     }
     const accounts = agents.flatMap((agent) =>

@@ -1,14 +1,33 @@
 import type { Static } from 'typebox'
-import { CONFIG_TIER_NAMES, type ConfigChange, type GetConfigResponse, type SetConfigValueResponse } from '@svc/protocol'
-import { InvalidRequest, MutationCommitted } from '../errors.js'
+import {
+  CONFIG_TIER_NAMES,
+  type ConfigChange,
+  type ConfigEntry,
+  type ConfigSource,
+  type GetConfigResponse,
+  type SetConfigValueResponse,
+} from '@svc/protocol'
+import { MutationCommitted, Refused } from '../errors.js'
 import { isLoopbackHost, parseListenAddress } from '../net.js'
 import { readIfExists, writeFileDurable } from '../infra/durable.js'
 import { withFileLock } from '../infra/filelock.js'
 import { SerialQueue } from '../serial.js'
 import { CONFIG_KEYS, CONFIG_KEY_NAMES, type ConfigKey, type KeyDef, type Settings } from './keys.js'
-import { deletePath, getPath, parseConfig, resolveKey, setPath, type ConfigDocument, type KeyTarget } from './document.js'
+import {
+  deletePath,
+  getPath,
+  parseConfig,
+  parsedEdit,
+  repositorySetting,
+  resolveKey,
+  setPath,
+  unsetEdit,
+  type ConfigDocument,
+  type KeyTarget,
+} from './document.js'
 
 export type ConfigChangeT = Static<typeof ConfigChange>
+type ConfigEntryT = Static<typeof ConfigEntry>
 
 /** Called after a save with the new and previous settings and the key written; a throw means "saved but not applied". */
 export type ConfigListener = (next: Settings, previous: Settings, key: ConfigKey) => Promise<void> | void
@@ -40,6 +59,41 @@ export function exposureWarning(settings: Settings): string | undefined {
     `${off} is false: every local user and process can drive the control API on ${addr} without a token ` +
     `(web pages are still refused by the Origin and Host rules); set ${off} true`
   )
+}
+
+/** One key's GetConfig entry: its value in force, in editor form, and where that comes from. */
+export function entryOf(name: ConfigKey, value: unknown, source: ConfigSource): ConfigEntryT {
+  const def = CONFIG_KEYS[name] as KeyDef
+  return {
+    key: name,
+    purpose: def.purpose,
+    type: def.type.name,
+    default: def.type.format(def.default),
+    value: def.type.format(value),
+    applies: def.applies,
+    ...(def.aliases.length > 0 ? { aliases: [...def.aliases] } : {}),
+    tier: CONFIG_TIER_NAMES.indexOf(def.tier) + 1,
+    tier_name: def.tier,
+    settable: true as const,
+    editable: true as const,
+    ...(def.type.words ? { enum: [...def.type.words] } : {}),
+    source,
+    scope: def.scope,
+  }
+}
+
+/** A set's answer: the change, and `result` and `restart_notice` for older clients. */
+export function setResponse(change: ConfigChangeT): Static<typeof SetConfigValueResponse> {
+  const { key, value, applies } = change
+  const notice = applies === 'next-start' ? `${key} takes effect on the next daemon start` : undefined
+  return { ...change, result: { key, value, applies }, ...(notice ? { restart_notice: notice } : {}) }
+}
+
+/** A key config.json may hold: repository settings are refused with where they go. */
+function globalKey(typed: string): KeyTarget {
+  const target = resolveKey(typed)
+  if (target.def.scope === 'repo') throw new Refused(repositorySetting(target.name))
+  return target
 }
 
 /** Keys that apply on the next start keep, in the running daemon, the value it started with. */
@@ -89,52 +143,24 @@ export class Config {
     this.listeners.push(listener)
   }
 
-  /** Every key as config.json holds it now, in editor form. */
+  /** Every key as config.json holds it now, in editor form; repository settings at their default. */
   async entries(): Promise<Static<typeof GetConfigResponse>> {
     const document = await this.read()
-    const entries = CONFIG_KEY_NAMES.map((name) => {
-      const def = CONFIG_KEYS[name] as KeyDef
-      return {
-        key: name,
-        purpose: def.purpose,
-        type: def.type.name,
-        default: def.type.format(def.default),
-        value: def.type.format(document.settings[name]),
-        applies: def.applies,
-        ...(def.aliases.length > 0 ? { aliases: [...def.aliases] } : {}),
-        tier: CONFIG_TIER_NAMES.indexOf(def.tier) + 1,
-        tier_name: def.tier,
-        settable: true as const,
-        editable: true as const,
-        ...(def.type.words ? { enum: [...def.type.words] } : {}),
-        // Repo-level config is not in this version, so a value is the default or config.json's.
-        source: document.written.has(name) ? ('global' as const) : ('default' as const),
-      }
-    })
+    const entries = CONFIG_KEY_NAMES.map((name) =>
+      entryOf(name, document.settings[name], document.written.has(name) ? 'global' : 'default'),
+    )
     const warnings = [...document.warnings, ...this.optionalWarning(exposureWarning(document.settings))]
     return { entries, path: this.path, ...(warnings.length > 0 ? { warnings } : {}) }
   }
 
-  /** A set answers, besides the change, `result` and `restart_notice` for older clients. */
   async set(typed: string, text: string): Promise<Static<typeof SetConfigValueResponse>> {
-    const change = await this.setValue(typed, text)
-    const { key, value, applies } = change
-    const notice = applies === 'next-start' ? `${key} takes effect on the next daemon start` : undefined
-    return { ...change, result: { key, value, applies }, ...(notice ? { restart_notice: notice } : {}) }
+    return setResponse(await this.setValue(typed, text))
   }
 
   private setValue(typed: string, text: string): Promise<ConfigChangeT> {
-    const target = resolveKey(typed)
-    let value: unknown
-    try {
-      value = target.entry === undefined ? target.def.type.parse(text) : this.parseEntry(target, text)
-    } catch (error) {
-      throw new InvalidRequest(`${typed}: ${(error as Error).message}`)
-    }
-    return this.write(target, (raw) => {
-      if (target.entry === undefined) setPath(raw, target.name, target.def.type.encode(value))
-      else setPath(raw, `${target.name}.${target.entry}`, value)
-    })
+    const target = globalKey(typed)
+    const edit = parsedEdit(target, typed, text)
+    return this.write(target, edit)
   }
 
   /**
@@ -150,16 +176,8 @@ export class Config {
   }
 
   unset(typed: string): Promise<ConfigChangeT> {
-    const target = resolveKey(typed)
-    return this.write(target, (raw) => {
-      if (target.entry !== undefined) deletePath(raw, `${target.name}.${target.entry}`)
-      else for (const spelling of [target.name, ...target.def.aliases]) deletePath(raw, spelling)
-    })
-  }
-
-  private parseEntry(target: KeyTarget, text: string): string {
-    target.def.type.decode({ [target.entry as string]: text })
-    return text
+    const target = globalKey(typed)
+    return this.write(target, (raw) => unsetEdit(target, raw))
   }
 
   private async read(): Promise<ConfigDocument> {

@@ -5,8 +5,13 @@ import { CONFIG_KEYS, CONFIG_KEY_NAMES, defaultSettings, type ConfigKey, type Ke
 /** The raw JSON object of config.json; dotted key names are nested objects. */
 export type RawConfig = Record<string, unknown>
 
-function isObject(value: unknown): value is RawConfig {
+export function isObject(value: unknown): value is RawConfig {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Why a repository setting is refused where only global ones go. */
+export function repositorySetting(name: string): string {
+  return `${name} is a repository setting: use --repo PATH (repo_path in the request) to set it in the repository's .svc/config.json`
 }
 
 export function getPath(raw: RawConfig, dotted: string): unknown {
@@ -62,11 +67,8 @@ export interface ConfigDocument {
   warnings: string[]
 }
 
-/**
- * Reads config.json text into settings. A hand-edited value of the wrong type is an
- * error naming the file and the key; unknown and removed keys only warn.
- */
-export function parseConfig(text: string | undefined, file: string): ConfigDocument {
+/** A config file's JSON object; empty text is an empty object. */
+export function parseJsonObject(text: string | undefined, file: string): RawConfig {
   let raw: unknown = {}
   if (text !== undefined && text.trim() !== '') {
     try {
@@ -76,6 +78,15 @@ export function parseConfig(text: string | undefined, file: string): ConfigDocum
     }
   }
   if (!isObject(raw)) throw new CorruptFile(`${file} must hold a JSON object, not ${JSON.stringify(raw).slice(0, 40)}`)
+  return raw
+}
+
+/**
+ * Reads config.json text into settings. A hand-edited value of the wrong type is an
+ * error naming the file and the key; unknown and removed keys only warn.
+ */
+export function parseConfig(text: string | undefined, file: string): ConfigDocument {
+  const raw = parseJsonObject(text, file)
 
   const settings = defaultSettings()
   const written = new Set<ConfigKey>()
@@ -85,6 +96,10 @@ export function parseConfig(text: string | undefined, file: string): ConfigDocum
     const spelled = [name, ...def.aliases].filter((spelling) => getPath(raw, spelling) !== undefined)
     const used = spelled[0]
     if (used === undefined) continue
+    if (def.scope === 'repo') {
+      warnings.push(`${used} is ignored in ${file}: ${repositorySetting(name)}`)
+      continue
+    }
     written.add(name)
     if (spelled.length > 1) warnings.push(`${spelled.join(' and ')} are both set; using ${used}`)
     try {
@@ -136,4 +151,27 @@ export function resolveKey(typed: string): KeyTarget {
     }
   }
   throw new InvalidRequest(`unknown config key ${quote(typed)}; "svc config get" lists every key`)
+}
+
+/**
+ * The edit that sets what a person typed (a whole key, or one map entry) in a raw config
+ * object, the value checked first; a bad value is an InvalidRequest naming the key.
+ */
+export function parsedEdit(target: KeyTarget, typed: string, text: string): (raw: RawConfig) => void {
+  try {
+    if (target.entry === undefined) {
+      const value = target.def.type.encode(target.def.type.parse(text))
+      return (raw) => setPath(raw, target.name, value)
+    }
+    target.def.type.decode({ [target.entry]: text })
+  } catch (error) {
+    throw new InvalidRequest(`${typed}: ${(error as Error).message}`)
+  }
+  return (raw) => setPath(raw, `${target.name}.${target.entry as string}`, text)
+}
+
+/** The edit that clears a key under every spelling, or one map entry. */
+export function unsetEdit(target: KeyTarget, raw: RawConfig): void {
+  if (target.entry !== undefined) deletePath(raw, `${target.name}.${target.entry}`)
+  else for (const spelling of [target.name, ...target.def.aliases]) deletePath(raw, spelling)
 }

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os'
-import { address, bool, duration, envNames, int, list, map, string, type ValueType } from './types.js'
-import { quote, type ConfigTierName } from '@svc/protocol'
+import { address, bool, duration, envNames, int, list, map, string, word, type ValueType } from './types.js'
+import { quote, type ConfigScope, type ConfigTierName } from '@svc/protocol'
 
 export type Applies = 'now' | 'next-start'
 
@@ -13,6 +13,12 @@ export interface KeyDef<T = unknown> {
   /** Older spellings still read from config.json, and cleared whenever the key is written. */
   readonly aliases: readonly string[]
   readonly applies: Applies
+  /**
+   * Where the key may be set: config.json (`global`), a repository's .svc/config.json
+   * (`repo`), or either (`both`). A cloned repository must never grant itself a global
+   * key (environment passthrough, network settings), so most keys are `global`.
+   */
+  readonly scope: ConfigScope
 }
 
 function key<T>(
@@ -20,10 +26,26 @@ function key<T>(
   type: ValueType<T>,
   defaultValue: T,
   purpose: string,
-  options: { aliases?: string[]; applies?: Applies } = {},
+  options: { aliases?: string[]; applies?: Applies; scope?: ConfigScope } = {},
 ): KeyDef<T> {
-  return { tier, type, default: defaultValue, purpose, aliases: options.aliases ?? [], applies: options.applies ?? 'now' }
+  return {
+    tier,
+    type,
+    default: defaultValue,
+    purpose,
+    aliases: options.aliases ?? [],
+    applies: options.applies ?? 'now',
+    scope: options.scope ?? 'global',
+  }
 }
+
+/** A repository setting: only in a repository's .svc/config.json, read at each session create. */
+function repoKey<T>(tier: ConfigTierName, type: ValueType<T>, defaultValue: T, purpose: string): KeyDef<T> {
+  return key(tier, type, defaultValue, purpose, { scope: 'repo' })
+}
+
+/** The backends a session can run on; `hook` is provisioned by the repository's remote_hooks. */
+export const BACKEND_NAMES = ['local', 'hook'] as const
 
 function nonEmpty(value: string) {
   if (value.trim() === '') throw new Error('expected a non-empty string')
@@ -80,12 +102,38 @@ export const CONFIG_KEYS = {
     string(nonEmpty),
     'claude',
     'Agent for new sessions: a known agent name (claude, codex, aider, gemini, amp, opencode, devin) or any command line',
+    { scope: 'both' },
   ),
   program_overrides: key(
     'core',
     map(nonEmpty),
     {},
     'Command line for a known agent name, e.g. program_overrides.claude = "claude --model opus"; approval flags go here',
+    { scope: 'both' },
+  ),
+  backend: repoKey(
+    'common',
+    word(BACKEND_NAMES),
+    'local',
+    'Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), or hook (a remote host; not served in this version)',
+  ),
+  'remote_hooks.provision_cmd': repoKey(
+    'advanced',
+    string(),
+    '',
+    `${RESERVED} command that provisions a host for a hook session and prints {host, host_key, user?, port?}; a command to trust like program_overrides`,
+  ),
+  'remote_hooks.launch_cmd': repoKey(
+    'advanced',
+    string(),
+    '',
+    `${RESERVED} command that starts svc agent-server for a hook session on its own infrastructure and prints {url, token}; instead of provision_cmd`,
+  ),
+  'remote_hooks.delete_cmd': repoKey(
+    'advanced',
+    string(),
+    '',
+    `${RESERVED} command run with --name <slug> to tear down a hook session after a kill or a failed create`,
   ),
   session_env_passthrough: key(
     'common',

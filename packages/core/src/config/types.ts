@@ -114,6 +114,12 @@ export function string(check: (value: string) => void = () => {}): ValueType<str
   }
 }
 
+/** One word of a closed vocabulary, such as a backend name. */
+export function word(words: readonly string[]): ValueType<string> {
+  const check = (value: string) => expect(words.includes(value), `expected one of ${words.join(', ')}, got ${quote(value)}`)
+  return { ...string(check), words }
+}
+
 export const address: ValueType<string> = {
   ...string((text) => {
     if (text !== '') parseListenAddress(text)

@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import type { Static } from 'typebox'
 import { expandHome, type Project, type ServicePaths, excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
+import type { ConfigResolver } from '../config/resolver.js'
 import type { EventBus } from '../events/bus.js'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import { readIfExists, writeFileDurable } from '../infra/durable.js'
@@ -25,6 +26,7 @@ export class Projects {
   constructor(
     private readonly paths: ServicePaths,
     private readonly config: Config,
+    private readonly resolver: ConfigResolver,
     private readonly sessions: Sessions,
     private readonly events: EventBus,
   ) {}
@@ -42,8 +44,13 @@ export class Projects {
     }
   }
 
-  private wire(project: Repository): ProjectWire {
-    return { id: project.id, root: project.root, path_exists: existsSync(project.root) }
+  private async wire(project: Repository): Promise<ProjectWire> {
+    return {
+      id: project.id,
+      root: project.root,
+      path_exists: existsSync(project.root),
+      config_trusted: await this.resolver.trusted(project.root),
+    }
   }
 
   private async save(): Promise<void> {
@@ -73,8 +80,9 @@ export class Projects {
     return this.projects.get(id)?.root
   }
 
-  list(): ProjectWire[] {
-    return [...this.projects.values()].sort((a, b) => a.root.localeCompare(b.root)).map((project) => this.wire(project))
+  list(): Promise<ProjectWire[]> {
+    const sorted = [...this.projects.values()].sort((a, b) => a.root.localeCompare(b.root))
+    return Promise.all(sorted.map((project) => this.wire(project)))
   }
 
   /** The project a request names, even when its checkout is gone from disk. */

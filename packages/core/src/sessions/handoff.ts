@@ -68,6 +68,8 @@ export class Handoffs {
       const to = this.successor(record, request)
       const from = { program: record.program, account: record.account }
       if (to.account) this.runtime.accountHome(to.program, to.account)
+      // Refused while the outgoing agent still runs.
+      await this.runtime.agentCommand({ repo_path: record.repo_path, program: to.program })
       const state = stateOf(record)
       const reason: HandoffReason = state === 'limit-reached' ? 'usage-limit' : 'handed-over'
       const work = await workState(record.path, record.base_sha, this.runtime.subprocessEnv())

@@ -5,6 +5,7 @@ import type { Static } from 'typebox'
 import { TabKind, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
+import type { ConfigResolver } from '../config/resolver.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { resolveRepository, type Repository } from '../infra/git.js'
 import { backendOf } from './catalog.js'
@@ -25,6 +26,7 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 export interface LifecycleOptions {
   paths: ServicePaths
   config: Config
+  resolver: ConfigResolver
   log: Logger
   bootId: string
   /** Ids of enabled tasks that target the session. */
@@ -104,11 +106,13 @@ export class Lifecycle {
       throw new InvalidRequest(`the title "${ROOT_TITLE}" is reserved for root agent sessions (config root_agents)`)
     }
     const { table, runtime, options } = this
-    const backend = backendOf(request)
-    const program = (request.program ?? '').trim() || options.config.get('default_program')
+    const repo = await resolveRepository(request.repo_path)
+    // Before anything is made: a repository config that is malformed, or names commands not trusted, refuses the create.
+    const settings = await options.resolver.runnable(repo.root)
+    const backend = backendOf(request, settings.backend)
+    const program = (request.program ?? '').trim() || settings.default_program
     const account = request.account ?? ''
     if (account) runtime.accountHome(program, account)
-    const repo = await resolveRepository(request.repo_path)
     await options.repository(repo)
     const record = await table.repos.run(repo.id, async () => {
       const taken = new Set([...table.ofRepository(repo.id).map((existing) => existing.title), ...(root ? [] : [ROOT_TITLE])])
@@ -257,6 +261,8 @@ export class Lifecycle {
   }
 
   private async unarchive(record: SessionRecord): Promise<string> {
+    // Refused before the worktree moves back.
+    await this.runtime.agentCommand(record)
     if (!record.in_place && record.archived_path) {
       const from = record.archived_path
       const to = await this.table.repos.run(record.repo_id, async () => {
@@ -274,6 +280,8 @@ export class Lifecycle {
   /** Respawns agent and tabs; the old runtime's traces are cleared. */
   private async replaceRuntime(record: SessionRecord): Promise<void> {
     const { table } = this
+    // Refused before the old runtime is torn down.
+    await this.runtime.agentCommand(record)
     await this.runtime.teardown(record)
     this.observer.forget(record)
     await this.runtime.spawnAll(record)

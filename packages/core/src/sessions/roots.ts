@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Config } from '../config/config.js'
+import type { ConfigResolver } from '../config/resolver.js'
 import { resolveRepository } from '../infra/git.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { SessionRecord } from './record.js'
@@ -31,25 +32,26 @@ export class RootSessions {
     private readonly table: SessionTable,
     private readonly lifecycle: Lifecycle,
     private readonly config: Config,
+    private readonly resolver: ConfigResolver,
     private readonly log: Logger,
   ) {}
 
   /** `rootOf` finds a registered project's root by its repo id. */
   async start(rootOf: (id: string) => string | undefined): Promise<void> {
-    const program = this.config.get('root_agent') || this.config.get('default_program')
     for (const entry of this.config.get('root_agents')) {
       try {
         const path = entry.startsWith('/') ? entry : rootOf(entry)
         if (path === undefined) throw new Error(`no registered project has the repo id ${entry}`)
-        await this.ensure(path, program)
+        await this.ensure(path)
       } catch (error) {
         this.log.warn({ err: error, project: entry }, 'could not start the root session of a project in root_agents')
       }
     }
   }
 
-  private async ensure(path: string, program: string): Promise<void> {
+  private async ensure(path: string): Promise<void> {
     const repo = await resolveRepository(path)
+    const program = this.config.get('root_agent') || (await this.resolver.forRoot(repo.root)).settings.default_program
     const existing = this.table.inRepo(repo.id, ROOT_TITLE)
     if (!existing) {
       await this.lifecycle.create({ repo_path: repo.root, title: ROOT_TITLE, in_place: true, program }, { root: true })

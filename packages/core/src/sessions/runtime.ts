@@ -7,6 +7,7 @@ import { TabKind, type ServicePaths } from '@svc/protocol'
 import { agentOf, commandLineOf, takesAccounts } from '../agents.js'
 import { accountEnvironment, resolveAccount } from '../accounts/homes.js'
 import type { Config } from '../config/config.js'
+import type { ConfigResolver } from '../config/resolver.js'
 import { Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'
 import type { Tmux } from '../infra/tmux.js'
@@ -60,14 +61,16 @@ function freePort(): Promise<number> {
 }
 
 /**
- * What runs in tmux for a session: the agent (its command line resolved through
- * program_overrides at every spawn) and its shell, process and editor tabs, each with
+ * What runs in tmux for a session: the agent (its command line resolved through the
+ * program_overrides in force for its repository at every spawn, refused while that
+ * repository's config is not trusted) and its shell, process and editor tabs, each with
  * the filtered environment.
  */
 export class Runtime {
   constructor(
     private readonly tmux: Tmux,
     private readonly config: Config,
+    private readonly resolver: ConfigResolver,
     private readonly paths: ServicePaths,
     /** The daemon's own environment, which panes are filtered from. */
     private readonly source: NodeJS.ProcessEnv,
@@ -92,8 +95,17 @@ export class Runtime {
     return { ...env, SVC_SESSION_ID: record.id, SVC_SESSION_TITLE: record.title }
   }
 
+  /**
+   * The command line the agent runs: refused (before anything is stopped, when callers
+   * ask first) while the repository's config names commands it has not been trusted for.
+   */
+  async agentCommand(record: Pick<SessionRecord, 'repo_path' | 'program'>): Promise<string> {
+    const { program_overrides } = await this.resolver.runnable(record.repo_path)
+    return commandLineOf(record.program, program_overrides)
+  }
+
   async spawnAgent(record: SessionRecord): Promise<void> {
-    const commandLine = commandLineOf(record.program, this.config.get('program_overrides'))
+    const commandLine = await this.agentCommand(record)
     await this.replaceSession(agentTab(record).tmux_name as string, record, ['/bin/sh', '-c', `exec ${commandLine}`])
   }
 

@@ -3,6 +3,7 @@ import type { Static } from 'typebox'
 import type { DeliveryStatus, ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
+import type { ConfigResolver } from '../config/resolver.js'
 import type { EventBus } from '../events/bus.js'
 import type { Clock } from '../infra/clock.js'
 import type { Repository } from '../infra/git.js'
@@ -33,6 +34,8 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 export interface SessionsOptions {
   paths: ServicePaths
   config: Config
+  /** Settings in force per repository (program, overrides, backend). */
+  resolver: ConfigResolver
   log: Logger
   clock: Clock
   bootId: string
@@ -68,7 +71,7 @@ export class Sessions {
     this.store = new SessionStore(options.paths.sessionRecords, options.log)
     this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
     this.editorSecret = EditorSecret.open(options.paths.home)
-    this.runtime = new Runtime(this.tmux, options.config, options.paths, options.env, this.editorSecret)
+    this.runtime = new Runtime(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table } = this
     this.observer = new Observer(
       {
@@ -103,7 +106,7 @@ export class Sessions {
       },
       creations: new CreationJournal(options.paths.creating, this.tmux, options.log),
     })
-    this.roots = new RootSessions(table, this.lifecycle, options.config, options.log)
+    this.roots = new RootSessions(table, this.lifecycle, options.config, options.resolver, options.log)
   }
 
   setGuard(guard: TaskGuard): void {

@@ -1,14 +1,19 @@
-import { required, type Config } from '@svc/core'
+import { required, type ConfigResolver } from '@svc/core'
 import type { GroupHandlers } from './group.js'
 
-export function configRoutes(config: Config): GroupHandlers<'config'> {
+/** Without `repo_path` the global config.json; with it, that repository's .svc/config.json. */
+export function configRoutes(resolver: ConfigResolver): GroupHandlers<'config'> {
+  const { global } = resolver
   return {
-    GetConfig: () => config.entries(),
-    SetConfigValue: ({ key, value }) =>
-      config.set(
-        required(key, 'key'),
-        required(value, 'value', 'UnsetConfigValue clears a key'),
-      ),
-    UnsetConfigValue: ({ key }) => config.unset(required(key, 'key')),
+    GetConfig: ({ repo_path }) => (repo_path ? resolver.entries(repo_path) : global.entries()),
+    SetConfigValue: ({ key, value, repo_path }) => {
+      const name = required(key, 'key')
+      const text = required(value, 'value', 'UnsetConfigValue clears a key')
+      return repo_path ? resolver.set(repo_path, name, text) : global.set(name, text)
+    },
+    UnsetConfigValue: ({ key, repo_path }) => {
+      const name = required(key, 'key')
+      return repo_path ? resolver.unset(repo_path, name) : global.unset(name)
+    },
   }
 }

@@ -1,10 +1,11 @@
-import { listDirectory, type Projects } from '@svc/core'
+import { listDirectory, type ConfigResolver, type Projects } from '@svc/core'
 import type { GroupHandlers } from './group.js'
 
-export function projectRoutes(projects: Projects): GroupHandlers<'projects'> {
+export function projectRoutes(projects: Projects, resolver: ConfigResolver): GroupHandlers<'projects'> {
   return {
     RegisterProject: async ({ path }) => ({ ok: true, project: await projects.register(path) }),
-    ListProjects: () => ({ projects: projects.list() }),
+    ListProjects: async () => ({ projects: await projects.list() }),
+    TrustProject: ({ path }) => resolver.trustRepository(path),
     DeleteProject: async (body) => {
       await projects.delete(body)
       return { ok: true }

@@ -1,11 +1,11 @@
 import { backends, programs, type Core } from '@svc/core'
 import { PreEncoded, type GroupHandlers } from './group.js'
 
-export function sessionRoutes({ sessions, config, env }: Core): GroupHandlers<'sessions'> {
+export function sessionRoutes({ sessions, resolver, env }: Core): GroupHandlers<'sessions'> {
   return {
     CreateSession: async (body) => ({ instance: sessions.describe(await sessions.create(body)) }),
-    ListBackends: () => backends(),
-    ListPrograms: () => programs(config, env.PATH),
+    ListBackends: async ({ repo_path }) => backends(await resolver.inForce(repo_path)),
+    ListPrograms: async ({ repo_path }) => programs((await resolver.inForce(repo_path)).settings, env.PATH),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
     Snapshot: (body) => PreEncoded.of(sessions.snapshotJson(body)),
     KillSession: async (body) => {

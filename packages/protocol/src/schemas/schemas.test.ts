@@ -4,7 +4,7 @@ import { routes } from '../routes/index.js'
 import * as sessions from './sessions.js'
 import * as tasks from './tasks.js'
 
-/** The request fields the API document lists per operation. */
+/** The request fields the API document lists per operation (repo-level config's from the design decisions). */
 const documented: Record<string, string[]> = {
   CreateSession: ['title', 'title_base', 'repo_path', 'program', 'account', 'prompt', 'in_place', 'force_remote', 'backend'],
   ListBackends: ['repo_path'],
@@ -21,6 +21,7 @@ const documented: Record<string, string[]> = {
   DeliverPrompt: ['title', 'repo_path', 'program', 'prompt', 'defer_while_attached'],
   DeleteProject: ['repo_path', 'repo_id'],
   RegisterProject: ['path'],
+  TrustProject: ['path'],
   ListProjects: [],
   ListDirectory: ['path'],
   CreateTab: ['title', 'repo_id', 'command', 'name', 'shell', 'kind', 'url', 'port', 'id'],
@@ -30,9 +31,9 @@ const documented: Record<string, string[]> = {
   ListAccounts: ['agent', 'repo_path'],
   RegisterAccount: ['agent', 'name'],
   AccountLogin: ['agent', 'name'],
-  GetConfig: [],
-  SetConfigValue: ['key', 'value'],
-  UnsetConfigValue: ['key'],
+  GetConfig: ['repo_path'],
+  SetConfigValue: ['key', 'value', 'repo_path'],
+  UnsetConfigValue: ['key', 'repo_path'],
   ListOnComplete: [],
   ListTasks: [],
   AddTask: ['task', 'actor'],

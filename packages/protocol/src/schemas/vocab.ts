@@ -2,6 +2,7 @@ import Type from 'typebox'
 import {
   BACKEND_STATUSES,
   CONFIG_APPLIES,
+  CONFIG_SCOPES,
   CONFIG_SOURCES,
   CONFIG_TIER_NAMES,
   DELIVER_PROMPT_STATUSES,
@@ -37,3 +38,4 @@ export const BackendStatusWord = Type.Enum(BACKEND_STATUSES)
 export const ConfigAppliesWord = Type.Enum(CONFIG_APPLIES)
 export const ConfigTierNameWord = Type.Enum(CONFIG_TIER_NAMES)
 export const ConfigSourceWord = Type.Enum(CONFIG_SOURCES)
+export const ConfigScopeWord = Type.Enum(CONFIG_SCOPES)

@@ -12,7 +12,8 @@ export function ConfigPage() {
   const reload = () =>
     run(async () => {
       const config = await api.call('GetConfig', {})
-      setEntries(config.entries)
+      // This page edits config.json: repository settings live in each repository's .svc/config.json.
+      setEntries(config.entries.filter((entry) => entry.scope !== 'repo'))
       setWarnings(config.warnings ?? [])
     })
   useEffect(() => void reload(), [])
