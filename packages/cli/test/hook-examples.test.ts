@@ -3,7 +3,7 @@ import { readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { git, makeRepo, tempDir, waitFor } from '@svc/test-kit'
+import { alive, git, makeRepo, tempDir, waitFor } from '@svc/test-kit'
 
 // The worked launch_cmd/delete_cmd examples. No cluster or engine runs here: kubectl and
 // docker are stand-ins that run the workspace's start-up script on this machine (with a
@@ -17,12 +17,6 @@ interface Run {
   code: number | string
   stdout: string
   stderr: string
-}
-
-/** Alive and not a zombie: the forward is orphaned, and whether anyone reaps it is the machine's matter. */
-async function alive(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
-  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
 }
 
 function run(file: string, args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Run> {
@@ -101,13 +95,13 @@ describe.each(backends)('examples/hooks/$dir', ({ tool, dir, port, env: backendE
 
     const forward = join(state, 'hooks', 'fix-login.forward.pid')
     const forwardPid = tool === 'kubectl' ? Number(await readFile(forward, 'utf8')) : undefined
-    if (forwardPid) expect(await alive(forwardPid)).toBe(true)
+    if (forwardPid) expect(alive(forwardPid)).toBe(true)
 
     const first = await remove('fix-login')
     expect(first.code, first.stderr).toBe(0)
     expect(first.stdout).toBe('')
     expect(await readdir(state)).not.toContain('svc-fix-login')
-    if (forwardPid) await waitFor(async () => !(await alive(forwardPid)) || undefined)
+    if (forwardPid) await waitFor(() => !alive(forwardPid) || undefined)
     const again = await remove('fix-login')
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toBe('')
