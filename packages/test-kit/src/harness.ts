@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { inspect } from 'node:util'
 import { Value } from 'typebox/value'
 import { createClient, routeAt, routeNamed, servicePaths, Session, Task, type Client, type FeedFrame, type Route, type ServicePaths } from '@svc/protocol'
+import { removeNamespaces } from './netns.js'
 
 /** The built entries, as their packages export them: integration tests run what users run. */
 export const DAEMON_MAIN = createRequire(import.meta.url).resolve('@svc/daemon/main')
@@ -269,6 +270,16 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
 }
 
 /** Stops a daemon the CLI started in the background under `home`, if any. */
+/** Running: not ended and not a zombie (an orphan's end may never be reaped in a container). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
 async function stopDetached(home: string): Promise<void> {
   const pid = Number.parseInt(await readFile(servicePaths(home).pid, 'utf8').catch(() => ''), 10)
   if (!Number.isInteger(pid)) return
@@ -295,9 +306,10 @@ function killTmuxServer(home: string): Promise<void> {
   })
 }
 
-/** Stops every daemon a test left running, their tmux servers, and removes the given directories. */
+/** Stops every daemon a test left running, their tmux servers, takes down its network namespaces, and removes the given directories. */
 export async function cleanup(...dirs: string[]): Promise<void> {
   await Promise.all([...running].map((daemon) => daemon.stop()))
+  await removeNamespaces()
   await Promise.all(dirs.map((dir) => stopDetached(dir)))
   const homes = [...tmuxHomes, ...dirs]
   tmuxHomes.clear()
