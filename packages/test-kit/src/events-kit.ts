@@ -1,5 +1,5 @@
 import type { Client, EventFrame, EventKind, FeedFrame } from '@svc/protocol'
-import { GiveUp, waitFor } from './harness.js'
+import { GiveUp, waitFor } from './wait.js'
 
 export type FrameOf<K extends EventKind> = Extract<EventFrame, { type: K }>
 

@@ -1,7 +1,8 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { GiveUp, tempDir, waitFor } from './harness.js'
+import { tempDir } from './harness.js'
+import { GiveUp, waitFor } from './wait.js'
 
 it('asks again when the probe throws, so a file still being written is "not yet"', async () => {
   const dir = await tempDir()

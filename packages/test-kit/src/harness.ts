@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { inspect } from 'node:util'
 import { Value } from 'typebox/value'
 import { createClient, routeAt, routeNamed, servicePaths, Session, Task, type Client, type FeedFrame, type Route, type ServicePaths } from '@svc/protocol'
 import { removeNamespaces } from './netns.js'
+import { waitFor } from './wait.js'
 
 /** The built entries, as their packages export them: integration tests run what users run. */
 export const DAEMON_MAIN = createRequire(import.meta.url).resolve('@svc/daemon/main')
@@ -270,16 +270,6 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
 }
 
 /** Stops a daemon the CLI started in the background under `home`, if any. */
-/** Running: not ended and not a zombie (an orphan's end may never be reaped in a container). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
-  }
-}
-
 async function stopDetached(home: string): Promise<void> {
   const pid = Number.parseInt(await readFile(servicePaths(home).pid, 'utf8').catch(() => ''), 10)
   if (!Number.isInteger(pid)) return
@@ -344,42 +334,4 @@ export function runCli(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
-}
-
-/**
- * Thrown from a waitFor probe, ends the wait at once with `reason`: for a failure no
- * later look can mend (a feed that has ended), where waiting out the deadline only slows
- * the failing test down.
- */
-export class GiveUp extends Error {
-  constructor(readonly reason: Error) {
-    super(reason.message)
-    this.name = 'GiveUp'
-  }
-}
-
-/**
- * Asks `probe` until it answers (anything but undefined or false). A probe that throws
- * has not seen it yet (a file half written, a reply not there yet) and is asked again;
- * at the deadline the wait fails with the last error a probe threw, if any. `GiveUp`
- * ends the wait at once.
- */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let lastError: unknown
-  for (;;) {
-    try {
-      const value = await probe()
-      if (value !== undefined && value !== false) return value
-    } catch (error) {
-      if (error instanceof GiveUp) throw error.reason
-      lastError = error
-    }
-    if (Date.now() > deadline) {
-      if (lastError === undefined) throw new Error(`condition not met in ${timeoutMs} ms`)
-      const detail = lastError instanceof Error ? lastError.message : inspect(lastError)
-      throw new Error(`condition not met in ${timeoutMs} ms; the probe last threw: ${detail}`, { cause: lastError })
-    }
-    await sleep(25)
-  }
 }

@@ -1,3 +1,4 @@
+export * from './wait.js'
 export * from './harness.js'
 export * from './sessions-kit.js'
 export * from './events-kit.js'

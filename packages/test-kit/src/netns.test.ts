@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { once } from 'node:events'
 import { afterEach, expect, it } from 'vitest'
-import { alive, cleanup, send } from './harness.js'
+import { cleanup, send } from './harness.js'
+import { alive } from './wait.js'
 import { ipText, makeNetns, makePlace, netnsAvailable, placeLabel, type Netns, type Place } from './netns.js'
 
 // A server that answers `from <where>` and prints its port once listening.

@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { randomBytes, randomInt } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { alive, waitFor } from './harness.js'
+import { alive, waitFor } from './wait.js'
 
 /**
  * A place for a test's "remote" side: a network namespace of its own reached across a veth

@@ -3,7 +3,8 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { servicePaths } from '@svc/protocol'
-import { startDaemon, waitFor, type DaemonOptions, type TestDaemon, type tempHomes } from './harness.js'
+import { waitFor } from './wait.js'
+import { startDaemon, type DaemonOptions, type TestDaemon, type tempHomes } from './harness.js'
 
 export const FAKE_AGENT = fileURLToPath(new URL('../fixtures/fake-agent.mjs', import.meta.url))
 export const AGENT = `node ${FAKE_AGENT}`

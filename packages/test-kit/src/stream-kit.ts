@@ -1,5 +1,5 @@
 import type { ServerFrame, TerminalStream } from '@svc/protocol'
-import { waitFor } from './harness.js'
+import { waitFor } from './wait.js'
 
 /** Everything one subscriber received, read in the background. */
 export interface StreamRecording {
