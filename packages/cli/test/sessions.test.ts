@@ -270,7 +270,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     expect(programTable.out).toMatch(/^claude\s+yes$/m)
     expect(programTable.out).toContain('default: claude\n')
     expect(backends).toMatchObject({ default: 'local', backends: [{ name: 'local', status: 'available' }, { name: 'hook' }] })
-    expect(backendTable.out).toMatch(/^hook\s+unavailable\s+remote backends .* are not in this version/m)
+    expect(backendTable.out).toMatch(/^hook\s+unavailable\s+.*sets no remote_hooks.launch_cmd/m)
     expect(name.name).toMatch(/^[a-z]+-[a-z]+$/)
     expect(nameLine.out).toMatch(/^[a-z]+-[a-z]+\n$/)
   })

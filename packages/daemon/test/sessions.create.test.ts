@@ -123,7 +123,7 @@ describe('where and what runs', () => {
     expect(backends).toEqual({
       backends: [
         { name: 'local', status: 'available', label: expect.any(String) },
-        { name: 'hook', status: 'unavailable', reason: expect.stringContaining('not in this version'), label: expect.any(String) },
+        { name: 'hook', status: 'unavailable', reason: expect.stringContaining('sets no remote_hooks.launch_cmd'), label: expect.any(String) },
       ],
       default: 'local',
       default_status: 'available',

@@ -43,6 +43,8 @@ export interface ServicePaths {
   trustedRepoConfigs: string
   accounts: string
   archived: string
+  /** Hook sessions' bearer tokens, one 0600 file per session id. */
+  remoteTokens: string
   tmuxSocket: string
 }
 
@@ -65,6 +67,7 @@ export function servicePaths(home: string): ServicePaths {
     trustedRepoConfigs: at('trusted-repo-configs.json'),
     accounts: at('accounts'),
     archived: at('archived'),
+    remoteTokens: at('remote-tokens'),
     tmuxSocket: at('tmux.sock'),
   }
 }

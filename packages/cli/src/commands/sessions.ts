@@ -189,9 +189,12 @@ its changes kept); codex carries on where it stopped
     },
   )
   sessionCall(
-    sessions.command('kill <title>').description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record'),
+    sessions
+      .command('kill <title>')
+      .description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record (a hook session: the remote session, then delete_cmd)')
+      .option('--force-reap', "a hook session whose remote does not answer: run delete_cmd and remove it anyway"),
     'KillSession',
-    (ref) => ref,
+    (ref, _args, options: { forceReap?: boolean }) => ({ ...ref, ...(options.forceReap ? { force_reap: true } : {}) }),
     (_response, title) => `killed ${title}`,
   )
 }

@@ -115,7 +115,7 @@ export const CONFIG_KEYS = {
     'common',
     word(BACKEND_NAMES),
     'local',
-    'Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), or hook (a remote host; not served in this version)',
+    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), or hook (a remote agent server that the repository's launch_cmd starts)",
   ),
   'remote_hooks.provision_cmd': repoKey(
     'advanced',
@@ -127,13 +127,13 @@ export const CONFIG_KEYS = {
     'advanced',
     string(),
     '',
-    `${RESERVED} command that starts svc agent-server for a hook session on its own infrastructure and prints {url, token}; instead of provision_cmd`,
+    'Command that starts svc agent-server for a hook session on its own infrastructure and prints {url, token}; instead of provision_cmd',
   ),
   'remote_hooks.delete_cmd': repoKey(
     'advanced',
     string(),
     '',
-    `${RESERVED} command run with --name <slug> to tear down a hook session after a kill or a failed create`,
+    'Command run with --name <slug> to tear down a hook session after a kill or a failed create',
   ),
   session_env_passthrough: key(
     'common',

@@ -20,40 +20,53 @@ export function programs(settings: Settings, path: string | undefined): Static<t
 }
 
 type Backends = Static<typeof ListBackendsResponse>
-
-const BACKENDS: Backends['backends'] = [
-  { name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' },
-  {
-    name: 'hook',
-    status: 'unavailable',
-    reason: 'remote backends (remote_hooks.provision_cmd / launch_cmd) are not in this version',
-    label: 'Remote (provisioned by hooks)',
-  },
-]
+type Backend = Backends['backends'][number]
 
 /**
- * Where a session can run: only `local` in this version; the others say why not (and
- * that the repository's config is not trusted, when so). The default is the
- * repository's `backend`.
+ * Whether the hook backend can run sessions of a repository, and why not: its config
+ * must be trusted and set launch_cmd (provision_cmd is not served yet) and delete_cmd.
  */
-export function backends({ settings, distrust }: InForce): Backends {
-  const entries = BACKENDS.map((entry) =>
-    entry.name === 'hook' && distrust ? { ...entry, reason: `${entry.reason}; ${distrust}` } : { ...entry },
-  )
-  const fallback = entries.find((entry) => entry.name === settings.backend)
-  return { backends: entries, default: settings.backend, default_status: fallback?.status ?? 'unavailable' }
+function hookBackend({ settings, distrust }: InForce): Backend {
+  const label = 'Remote (provisioned by hooks)'
+  const launch = settings['remote_hooks.launch_cmd'].trim()
+  const provision = settings['remote_hooks.provision_cmd'].trim()
+  const reason = distrust
+    ? distrust
+    : launch && provision
+      ? 'remote_hooks.launch_cmd and remote_hooks.provision_cmd are both set; set exactly one'
+      : provision
+        ? 'remote_hooks.provision_cmd is not supported yet; use remote_hooks.launch_cmd'
+        : !launch
+          ? "the repository's .svc/config.json sets no remote_hooks.launch_cmd"
+          : !settings['remote_hooks.delete_cmd'].trim()
+            ? 'remote_hooks.delete_cmd is not set; it is required beside remote_hooks.launch_cmd'
+            : undefined
+  return reason ? { name: 'hook', status: 'unavailable', reason, label } : { name: 'hook', status: 'available', label }
+}
+
+function backendList(inForce: InForce): Backend[] {
+  return [{ name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' }, hookBackend(inForce)]
+}
+
+/** Where a session of the repository can run, why not where it cannot, and the repository's default. */
+export function backends(inForce: InForce): Backends {
+  const entries = backendList(inForce)
+  const fallback = entries.find((entry) => entry.name === inForce.settings.backend)
+  return { backends: entries, default: inForce.settings.backend, default_status: fallback?.status ?? 'unavailable' }
 }
 
 /**
  * The backend a create asks for: `force_remote` means `hook` only when `backend` is
- * empty; neither means the repository's `backend`.
+ * empty; neither means the repository's `backend`. Refused, saying why, when it cannot run.
  */
-export function backendOf(request: { backend?: string; force_remote?: boolean }, fallback: string): string {
-  const backend = request.backend || (request.force_remote ? 'hook' : fallback)
-  const entry = BACKENDS.find((candidate) => candidate.name === backend)
+export function backendOf(request: { backend?: string; force_remote?: boolean }, inForce: InForce): string {
+  const entries = backendList(inForce)
+  const backend = request.backend || (request.force_remote ? 'hook' : inForce.settings.backend)
+  const entry = entries.find((candidate) => candidate.name === backend)
   if (entry?.status !== 'available') {
     const reason = entry?.reason ? ` (${entry.reason})` : ''
-    throw new InvalidRequest(`backend ${quote(backend)} is not available${reason}; available: local`)
+    const available = entries.filter((candidate) => candidate.status === 'available').map((candidate) => candidate.name)
+    throw new InvalidRequest(`backend ${quote(backend)} is not available${reason}; available: ${available.join(', ')}`)
   }
   return backend
 }

@@ -13,7 +13,7 @@ import { missionBrief, workState, type HandoffReason } from './mission.js'
 import type { Observer } from './observer.js'
 import { liveOrRefuse, type Prompts } from './prompts.js'
 import { isLive, runtimeReplaced, stateOf, type HandoffEntry, type SessionRecord } from './record.js'
-import { agentTab, type Runtime } from './runtime.js'
+import { agentTab, type Panes } from './runtime.js'
 import { lastWords } from './watch.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 
@@ -51,7 +51,7 @@ const describeIdentity = ({ program, account }: Identity) => (account ? `${progr
 export class Handoffs {
   constructor(
     private readonly table: SessionTable,
-    private readonly runtime: Runtime,
+    private readonly runtime: Panes,
     private readonly observer: Observer,
     private readonly prompts: Prompts,
     private readonly tmux: Tmux,

@@ -7,6 +7,8 @@ import { stateOf, type SessionRecord } from './record.js'
  */
 export function idleReason(record: SessionRecord, operationInFlight: boolean): IdleReason | undefined {
   if (operationInFlight) return undefined
+  // A hook session's reason is its remote's, kept as last seen while the remote does not answer.
+  if (record.remote) return record.remote.idle_reason
   const state = stateOf(record)
   if (state === 'limit-reached') return 'usage-limit'
   if (state === 'lost' || state === 'dead') return record.lost_restore_failure ? 'restore-gave-up' : 'process-exited'

@@ -12,13 +12,14 @@ import { backendOf } from './catalog.js'
 import type { Observer } from './observer.js'
 import type { Prompts } from './prompts.js'
 import { isLive, runtimeReplaced, setState, stateOf, type SessionRecord } from './record.js'
-import { agentTab, agentTmuxName, type Runtime } from './runtime.js'
+import { agentTab, agentTmuxName, type Panes } from './runtime.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 import { tabId } from './tabs.js'
 import { allocateTitle } from './titles.js'
 import { ROOT_TITLE } from './roots.js'
 import type { CreationIntent, CreationJournal } from './reconcile.js'
 import type { Handoffs } from './handoff.js'
+import type { HookRuntime } from '../remote/hook-runtime.js'
 import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome, type WorktreePlan } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
@@ -37,6 +38,8 @@ export interface LifecycleOptions {
   creations: CreationJournal
   /** Handoffs the daemon died in: completed or reverted before sessions are re-attached. */
   handoffs: Pick<Handoffs, 'reconcile'>
+  /** Creates the sessions whose backend is `hook`. */
+  hook: Pick<HookRuntime, 'create'>
 }
 
 /**
@@ -46,7 +49,7 @@ export interface LifecycleOptions {
 export class Lifecycle {
   constructor(
     private readonly table: SessionTable,
-    private readonly runtime: Runtime,
+    private readonly runtime: Panes,
     private readonly observer: Observer,
     private readonly prompts: Prompts,
     private readonly options: LifecycleOptions,
@@ -109,9 +112,13 @@ export class Lifecycle {
     const repo = await resolveRepository(request.repo_path)
     // Before anything is made: a repository config that is malformed, or names commands not trusted, refuses the create.
     const settings = await options.resolver.runnable(repo.root)
-    const backend = backendOf(request, settings.backend)
+    const backend = backendOf(request, { settings })
     const program = (request.program ?? '').trim() || settings.default_program
     const account = request.account ?? ''
+    if (backend === 'hook') {
+      await options.repository(repo)
+      return options.hook.create({ request, repo, settings, program })
+    }
     if (account) runtime.accountHome(program, account)
     await options.repository(repo)
     const record = await table.repos.run(repo.id, async () => {

@@ -6,7 +6,7 @@ import type { PaneState, Tmux } from '../infra/tmux.js'
 import { Observer, type ObserverHost } from './observer.js'
 import { setState, stateOf } from './record.js'
 import { sessionRecord } from './record.fixture.js'
-import type { Runtime } from './runtime.js'
+import type { Panes } from './runtime.js'
 
 /** One ready session, a pane whose text the test sets, and leases the test takes. */
 async function watched() {
@@ -36,7 +36,7 @@ async function watched() {
     ticked: () => {},
   }
   const options = { config: await Config.load('/nonexistent/config.json'), log: pino({ level: 'silent' }), clock: systemClock }
-  const observer = new Observer(host, tmux, {} as Runtime, options)
+  const observer = new Observer(host, tmux, {} as Panes, options)
   return { record, pane, leased, tick: () => observer.tick() }
 }
 

@@ -7,7 +7,7 @@ import type { Tmux } from '../infra/tmux.js'
 import { limitBanner, parseResetTime, showsBanner } from './limits.js'
 import { isLive, runtimeReplaced, stateOf, type SessionRecord, type State } from './record.js'
 import { backoffMs, oneLine, RECOVERY_ATTEMPTS, survivalMs, type RecoveryState } from './recovery.js'
-import { agentTab, type Runtime } from './runtime.js'
+import { agentTab, type Panes } from './runtime.js'
 import { PaneWatch, type Sighting } from './watch.js'
 
 /** What the observer needs from the sessions actor that owns the records. */
@@ -59,7 +59,7 @@ export class Observer {
   constructor(
     private readonly host: ObserverHost,
     tmux: Tmux,
-    private readonly runtime: Runtime,
+    private readonly runtime: Panes,
     private readonly options: ObserverOptions,
   ) {
     this.watch = new PaneWatch(tmux)

@@ -67,6 +67,23 @@ export interface SessionRecord {
   root?: boolean
   /** A root session whose agent is not root_agent: the agent it is recreated under, and the notice. */
   recreate?: { program: string; notice: string }
+  /** A hook session: where it runs. Its token is kept apart, in remote-tokens/<id>. */
+  remote?: RemotePlace
+}
+
+/** Where a hook session runs, and what the home last learnt of it. */
+export interface RemotePlace {
+  /** The agent server's base URL. */
+  endpoint: string
+  /** The session's id on the agent server. */
+  remote_id: string
+  /** `--name` of launch_cmd and delete_cmd. */
+  slug: string
+  via: 'launch' | 'provision'
+  /** The remote row's idle reason, as last seen. */
+  idle_reason?: IdleReason
+  /** The remote stopped answering; the record holds its last-known state. */
+  unreachable?: boolean
 }
 
 /** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
@@ -138,8 +155,13 @@ export function isLive(record: SessionRecord): boolean {
 /** Every named kind, `allowed` when CreateTab creates it by name (rule 7: not agent, not process). */
 const TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: (CREATABLE_TAB_KINDS as readonly string[]).includes(kind) }))
 
+/** A hook session's tabs: besides its agent, only https web tabs (CreateTab checks the url). */
+const HOOK_TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: kind === 'web' }))
+
 /** Kept for older clients: the one lifecycle move a session offers now. */
 function lifecycleActionOf(record: SessionRecord): LifecycleAction | undefined {
+  // Archive and restore of hook sessions are not served yet.
+  if (record.remote) return undefined
   const state = stateOf(record)
   if (state === 'archived' || state === 'lost' || state === 'dead') return 'restore'
   return isLive(record) ? 'archive' : undefined
@@ -188,7 +210,7 @@ export function encodeSession(
     liveness: record.liveness || undefined,
     liveness_name: livenessName(record),
     tabs: record.tabs.map((tab) => encodeTab(tab, webProxied)),
-    tab_kinds: TAB_KINDS,
+    tab_kinds: record.remote ? HOOK_TAB_KINDS : TAB_KINDS,
     idle_reason: idleReason,
     lost_restore_failure: record.lost_restore_failure,
     last_pane_churn_at: record.last_pane_churn_at,
@@ -209,7 +231,9 @@ export function encodeSession(
     // A kill already under way (deleting) is the only one that cannot be asked for again.
     can_kill: stateOf(record) !== 'deleting',
     // HandoffSession takes any live session, a running one included.
-    can_handoff: isLive(record),
+    can_handoff: isLive(record) && !record.remote,
     is_root: record.root === true,
+    remote_host: record.remote?.endpoint ? new URL(record.remote.endpoint).hostname : undefined,
+    remote_unreachable: record.remote?.unreachable || undefined,
   }
 }

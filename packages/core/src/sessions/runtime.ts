@@ -3,7 +3,9 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
-import { TabKind, type ServicePaths } from '@svc/protocol'
+import type { Static } from 'typebox'
+import { TabKind, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
+import type * as wire from '@svc/protocol'
 import { agentOf, commandLineOf, takesAccounts } from '../agents.js'
 import { accountEnvironment, resolveAccount } from '../accounts/homes.js'
 import type { Config } from '../config/config.js'
@@ -13,6 +15,7 @@ import { paneEnvironment } from '../infra/env.js'
 import type { Tmux } from '../infra/tmux.js'
 import type { EditorSecret } from './editor-secret.js'
 import type { SessionRecord, TabRecord } from './record.js'
+import type { SessionRef } from './table.js'
 
 /** Agent tab: `svc_<first 8 hex of repo_id>_<title>`. */
 export function agentTmuxName(repoId: string, title: string): string {
@@ -60,13 +63,38 @@ function freePort(): Promise<number> {
   })
 }
 
+type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
+
 /**
- * What runs in tmux for a session: the agent (its command line resolved through the
+ * Where a session runs: what the sessions actor asks of it once the session exists.
+ * `local` runs it in tmux and a git worktree here; `hook` on a remote agent server
+ * that the repository's launch_cmd started. Chosen per record.
+ */
+export interface Runtime {
+  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus>
+  preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>>
+  /** A poll-pause lease of `holder` on the session until `until` (ms since the epoch). */
+  pauseStatusPoll(record: SessionRecord, holder: string, until: number): Promise<void>
+  resumeStatusPoll(record: SessionRecord, holder: string): Promise<void>
+  createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>>
+  closeTab(request: Req<'CloseTabRequest'>): Promise<string>
+  renameTab(request: Req<'RenameTabRequest'>): Promise<string>
+  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }>
+  kill(request: Req<'KillSessionRequest'>): Promise<void>
+  archive(ref: SessionRef): Promise<string>
+  restoreArchived(ref: SessionRef): Promise<string>
+  restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void>
+  resumeFromLimit(ref: SessionRef): Promise<void>
+  handoff(request: Req<'HandoffSessionRequest'>): Promise<Req<'HandoffSessionResponse'>>
+}
+
+/**
+ * The local runtime's processes: what runs in tmux for a session: the agent (its command line resolved through the
  * program_overrides in force for its repository at every spawn, refused while that
  * repository's config is not trusted) and its shell, process and editor tabs, each with
  * the filtered environment.
  */
-export class Runtime {
+export class Panes {
   constructor(
     private readonly tmux: Tmux,
     private readonly config: Config,

@@ -14,17 +14,22 @@ import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
 import { RootSessions } from './roots.js'
 import { CreationJournal } from './reconcile.js'
-import { liveOrRefuse, Prompts } from './prompts.js'
+import { Prompts } from './prompts.js'
 import type { SnapshotFilters } from './query.js'
 import { EditorSecret } from './editor-secret.js'
 import { stateOf, type SessionRecord, type SessionWire, type TabRecord } from './record.js'
-import { Runtime } from './runtime.js'
+import { Panes, type Runtime } from './runtime.js'
+import { LocalRuntime } from './local-runtime.js'
+import { HookRuntime } from '../remote/hook-runtime.js'
+import { hookTimeoutMs } from '../remote/hook-command.js'
+import { RemoteTokens } from '../remote/tokens.js'
+import { RemoteWatch } from '../remote/watch.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
-import { closeTab, findTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
+import { findTab } from './tabs.js'
 import { suggestName } from './names.js'
 import { LEASE_MS, Leases } from './leases.js'
-import { preview, streamedSession, terminalOf, type TabChoice, type TerminalTarget } from './terminal.js'
+import { streamedSession, terminalOf, type TabChoice, type TerminalTarget } from './terminal.js'
 
 export type { SessionRef, SettledListener } from './table.js'
 export type { TabChoice, TerminalTarget } from './terminal.js'
@@ -57,7 +62,11 @@ export class Sessions {
   readonly editorSecret: EditorSecret
   private readonly table: SessionTable
   private readonly store: SessionStore
-  private readonly runtime: Runtime
+  private readonly panes: Panes
+  /** Where each session runs: here, or on a remote agent server. */
+  private readonly local: LocalRuntime
+  readonly hook: HookRuntime
+  private readonly remotes: RemoteWatch
   private readonly observer: Observer
   private readonly prompts: Prompts
   private readonly lifecycle: Lifecycle
@@ -71,11 +80,21 @@ export class Sessions {
     this.store = new SessionStore(options.paths.sessionRecords, options.log)
     this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
     this.editorSecret = EditorSecret.open(options.paths.home)
-    this.runtime = new Runtime(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
-    const { table } = this
+    this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
+    const { table, panes } = this
+    this.hook = new HookRuntime({
+      table,
+      resolver: options.resolver,
+      tokens: new RemoteTokens(options.paths.remoteTokens),
+      log: options.log,
+      hookEnv: () => panes.subprocessEnv(),
+      timeoutMs: hookTimeoutMs(options.env),
+    })
+    this.remotes = new RemoteWatch(this.hook, { records: () => table.records.values(), inFlight: (id) => table.inFlight(id) }, options.config, options.log)
     this.observer = new Observer(
       {
-        records: () => table.records.values(),
+        // Hook sessions run elsewhere: their remote observes them.
+        records: () => [...table.records.values()].filter((record) => !record.remote),
         get: (id) => table.records.get(id),
         inFlight: (id) => table.inFlight(id),
         leased: (id) => this.leases.live(id),
@@ -89,15 +108,15 @@ export class Sessions {
         ticked: () => table.feed.tick(),
       },
       this.tmux,
-      this.runtime,
+      panes,
       options,
     )
     this.prompts = new Prompts(table, this.tmux, this.observer, this.leases, (request) => this.lifecycle.create(request))
-    this.handoffs = new Handoffs(table, this.runtime, this.observer, this.prompts, this.tmux, {
+    this.handoffs = new Handoffs(table, panes, this.observer, this.prompts, this.tmux, {
       dir: options.paths.handoffs,
       log: options.log,
     })
-    this.lifecycle = new Lifecycle(table, this.runtime, this.observer, this.prompts, {
+    this.lifecycle = new Lifecycle(table, panes, this.observer, this.prompts, {
       ...options,
       handoffs: this.handoffs,
       targetedBy: (record) => this.targetedBy(record),
@@ -105,7 +124,9 @@ export class Sessions {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
       creations: new CreationJournal(options.paths.creating, this.tmux, options.log),
+      hook: this.hook,
     })
+    this.local = new LocalRuntime({ table, tmux: this.tmux, panes, leases: this.leases, lifecycle: this.lifecycle, prompts: this.prompts, handoffs: this.handoffs })
     this.roots = new RootSessions(table, this.lifecycle, options.config, options.resolver, options.log)
   }
 
@@ -130,7 +151,12 @@ export class Sessions {
   /** Loads the stored sessions and re-attaches them to what survived in tmux. */
   async restore(): Promise<void> {
     const records = await this.store.loadAll()
-    await this.lifecycle.restore(records, new Set(await this.tmux.sessionNames()))
+    // Hook sessions are taken as last saved: the remote watch finds their remotes again.
+    for (const record of records) if (record.remote) this.table.records.set(record.id, record)
+    await this.lifecycle.restore(
+      records.filter((record) => !record.remote),
+      new Set(await this.tmux.sessionNames()),
+    )
   }
 
   /** Starts or checks the root session of every project in root_agents; `rootOf` finds a project by repo id. */
@@ -141,11 +167,13 @@ export class Sessions {
   startObserving(): void {
     this.table.feed.seed()
     this.observer.start()
+    this.remotes.start()
     this.handoffs.deliverInterrupted()
   }
 
   async close(): Promise<void> {
     await this.observer.close()
+    await this.remotes.close()
     this.tmux.close()
   }
 
@@ -187,26 +215,31 @@ export class Sessions {
     return this.lifecycle.create(request)
   }
 
-  kill(ref: SessionRef): Promise<void> {
-    return this.lifecycle.kill(ref)
+  /** The runtime of the session a request names: the one place a session's backend is looked at. */
+  private runtimeOf(ref: SessionRef): Runtime {
+    return this.table.find(ref).remote ? this.hook : this.local
+  }
+
+  kill(request: Req<'KillSessionRequest'>): Promise<void> {
+    return this.runtimeOf(request).kill(request)
   }
 
   archive(ref: SessionRef): Promise<string> {
-    return this.lifecycle.archive(ref)
+    return this.runtimeOf(ref).archive(ref)
   }
 
   restoreArchived(ref: SessionRef): Promise<string> {
-    return this.lifecycle.restoreArchived(ref)
+    return this.runtimeOf(ref).restoreArchived(ref)
   }
 
   restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
-    return this.lifecycle.restoreSession(request)
+    return this.runtimeOf(request).restoreSession(request)
   }
 
   // ---------------------------------------------------------------- prompts
 
   sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
-    return this.prompts.send(request)
+    return this.runtimeOf(request).sendPrompt(request)
   }
 
   deliverPromptTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
@@ -215,46 +248,29 @@ export class Sessions {
 
   /** Resumes a session at its usage limit, or retries a handoff brief that may not have arrived. */
   resumeFromLimit(ref: SessionRef): Promise<void> {
-    return this.handoffs.resume(ref)
+    return this.runtimeOf(ref).resumeFromLimit(ref)
   }
 
   handoff(request: Req<'HandoffSessionRequest'>): Promise<Req<'HandoffSessionResponse'>> {
-    return this.handoffs.handoff(request)
+    return this.runtimeOf(request).handoff(request)
   }
 
   // ---------------------------------------------------------------- tabs
 
-  /** A change to one session's tab roster, alone in its queue; saved only when the roster really changed. */
-  private changeTabs<T>(ref: SessionRef, change: (record: SessionRecord) => Promise<T> | T): Promise<T> {
-    return this.table.operate(ref, async (record) => {
-      const before = JSON.stringify(record.tabs)
-      const result = await change(record)
-      if (JSON.stringify(record.tabs) !== before) {
-        this.table.touch(record)
-        await this.table.save(record)
-      }
-      return result
-    })
-  }
-
   createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>> {
-    const kind = tabKindOf(request)
-    return this.changeTabs(request, (record) => {
-      liveOrRefuse(record)
-      return openTab(record, kind, request, this.runtime)
-    })
+    return this.runtimeOf(request).createTab(request)
   }
 
   closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
-    return this.changeTabs(request, (record) => closeTab(record, request, this.runtime))
+    return this.runtimeOf(request).closeTab(request)
   }
 
   renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
-    return this.changeTabs(request, (record) => renameTab(record, request))
+    return this.runtimeOf(request).renameTab(request)
   }
 
   reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
-    return this.changeTabs(request, (record) => moveTab(record, request))
+    return this.runtimeOf(request).reorderTab(request)
   }
 
   /** A tab by its session id and stable tab id, as the web-tab proxy names it. */
@@ -281,7 +297,7 @@ export class Sessions {
   }
 
   preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>> {
-    return preview(this.table, this.tmux, request)
+    return this.runtimeOf(request).preview(request)
   }
 
   /**
@@ -289,14 +305,15 @@ export class Sessions {
    * without one `connection`'s: the caller's connection, so an older client that names no
    * holder renews and ends its own lease and no other.
    */
-  pauseStatusPoll(request: Req<'StatusPollLeaseRequest'>, connection: string): Date {
+  async pauseStatusPoll(request: Req<'StatusPollLeaseRequest'>, connection: string): Promise<Date> {
     const until = Date.now() + LEASE_MS
-    this.leases.hold(this.table.find(request).id, leaseHolder(request, connection), until)
+    const record = this.table.find(request)
+    await this.runtimeOf(request).pauseStatusPoll(record, leaseHolder(request, connection), until)
     return new Date(until)
   }
 
-  resumeStatusPoll(request: Req<'StatusPollLeaseRequest'>, connection: string): void {
-    this.leases.release(this.table.find(request).id, leaseHolder(request, connection))
+  async resumeStatusPoll(request: Req<'StatusPollLeaseRequest'>, connection: string): Promise<void> {
+    await this.runtimeOf(request).resumeStatusPoll(this.table.find(request), leaseHolder(request, connection))
   }
 }
 

@@ -4,7 +4,7 @@ import type { Static } from 'typebox'
 import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest, excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import type { SessionRecord, TabRecord } from './record.js'
-import { agentTab, tabTmuxName, type Runtime } from './runtime.js'
+import { agentTab, tabTmuxName, type Panes } from './runtime.js'
 
 export function tabId(): string {
   return randomBytes(8).toString('hex')
@@ -81,7 +81,7 @@ export async function openTab(
   record: SessionRecord,
   kind: number,
   request: Static<typeof CreateTabRequest>,
-  runtime: Runtime,
+  runtime: Panes,
 ): Promise<Static<typeof CreateTabResponse>> {
   if (kind === TabKind.editor) {
     runtime.editor()
@@ -104,7 +104,7 @@ export async function openTab(
   return { id: tab.id, name: tab.name, tmux_name: kind === TabKind.editor ? undefined : tab.tmux_name }
 }
 
-export async function closeTab(record: SessionRecord, selector: TabSelector, runtime: Runtime): Promise<string> {
+export async function closeTab(record: SessionRecord, selector: TabSelector, runtime: Panes): Promise<string> {
   const { tab, index } = findTab(record.tabs, selector, record.title)
   if (index === 0) throw new Refused('the agent tab cannot be closed; kill the session instead')
   await runtime.stopTabs([tab])

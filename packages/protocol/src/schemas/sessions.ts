@@ -91,6 +91,10 @@ export const Session = Closed({
   can_handoff: Type.Boolean(),
   /** The project's root agent session (root_agents). */
   is_root: Type.Boolean(),
+  /** Hook sessions: the host of the remote agent server the session runs on. */
+  remote_host: Type.Optional(Type.String()),
+  /** Hook sessions: the remote stopped answering; the row is its last-known state. */
+  remote_unreachable: Type.Optional(Type.Boolean()),
 })
 
 export const CreateSessionRequest = Request({
@@ -140,7 +144,8 @@ export const SnapshotRequest = Request({
 })
 export const SnapshotResponse = Closed({ instances: Type.Array(Session), boot_id: Type.String() })
 
-export const KillSessionRequest = Request(SessionRef)
+/** `force_reap`: a hook session whose remote does not answer is removed anyway (its delete_cmd run). */
+export const KillSessionRequest = Request({ ...SessionRef, force_reap: Type.Boolean() })
 export const KillSessionResponse = Ok
 
 export const ArchiveSessionRequest = Request(SessionRef)

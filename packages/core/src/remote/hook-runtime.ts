@@ -1,0 +1,390 @@
+import { randomBytes } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { Static } from 'typebox'
+import { DaemonError, quote, TabKind, type Client, type DeliveryStatus, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
+import type * as wire from '@svc/protocol'
+import { commandLineOf } from '../agents.js'
+import type { ConfigResolver } from '../config/resolver.js'
+import type { Settings } from '../config/keys.js'
+import { committed, type SessionRef, type SessionTable } from '../sessions/table.js'
+import { InvalidRequest, Refused } from '../errors.js'
+import { git, type Repository } from '../infra/git.js'
+import { liveOrRefuse } from '../sessions/prompts.js'
+import { setState, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import type { Runtime } from '../sessions/runtime.js'
+import { tabKindOf } from '../sessions/tabs.js'
+import { allocateTitle } from '../sessions/titles.js'
+import { currentCheckout } from '../sessions/worktree.js'
+import { hostOf, isUnreachable, parseEndpoint, redact, remoteClient, type Endpoint } from './endpoint.js'
+import { hookArgv, runHook, type HookRun } from './hook-command.js'
+import type { RemoteLink } from './link.js'
+import { mirror } from './mirror.js'
+import { slugOf } from './slug.js'
+import type { RemoteTokens } from './tokens.js'
+
+type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
+
+export interface HookOptions {
+  table: SessionTable
+  resolver: ConfigResolver
+  tokens: RemoteTokens
+  log: Logger
+  /** The environment hooks run with: the daemon's, filtered as a pane's is. */
+  hookEnv(): NodeJS.ProcessEnv
+  /** How long launch_cmd and delete_cmd may take. */
+  timeoutMs: number
+}
+
+/** What a hook create needs that the lifecycle already worked out. */
+export interface HookCreate {
+  request: Req<'CreateSessionRequest'>
+  repo: Repository
+  settings: Settings
+  program: string
+}
+
+/** The remote's place of a hook record (set on every hook record). */
+function placeOf(record: SessionRecord): NonNullable<SessionRecord['remote']> {
+  return record.remote as NonNullable<SessionRecord['remote']>
+}
+
+function notYet(what: string): Promise<never> {
+  return Promise.reject(new Refused(`${what} of hook sessions is not supported yet`))
+}
+
+/**
+ * Sessions that run on a remote agent server, which the repository's launch_cmd
+ * started: created there in place, driven with the protocol's client and the token
+ * launch_cmd printed, torn down by delete_cmd. The home keeps the remote's row as the
+ * session's last-known state.
+ */
+export class HookRuntime implements Runtime {
+  private readonly clients = new Map<string, { client: Client; token: string }>()
+
+  constructor(private readonly options: HookOptions) {}
+
+  // ---------------------------------------------------------------- reaching the remote
+
+  private async clientOf(record: SessionRecord): Promise<{ client: Client; token: string }> {
+    const cached = this.clients.get(record.id)
+    if (cached) return cached
+    const token = await this.options.tokens.read(record.id)
+    if (token === undefined) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
+    const entry = { client: remoteClient({ url: placeOf(record).endpoint, token }), token }
+    this.clients.set(record.id, entry)
+    return entry
+  }
+
+  /** The link the event and stream relays reach the session by. */
+  async linkOf(record: SessionRecord): Promise<RemoteLink> {
+    const { token } = await this.clientOf(record)
+    const { endpoint, remote_id } = placeOf(record)
+    return { homeId: record.id, remoteId: remote_id, endpoint, token }
+  }
+
+  /** A call to the session's remote, failures as they came (the token never in a message). */
+  async call<N extends RouteName>(record: SessionRecord, name: N, body?: RequestOf<N>): Promise<ResponseOf<N>> {
+    const { client, token } = await this.clientOf(record)
+    try {
+      return await client.call(name, body)
+    } catch (error) {
+      ;(error as Error).message = redact((error as Error).message, token)
+      throw error
+    }
+  }
+
+  /** A call whose failure is the answer: said as the remote's, or as the remote not answering. */
+  private async ask<N extends RouteName>(record: SessionRecord, name: N, body: RequestOf<N>): Promise<ResponseOf<N>> {
+    try {
+      return await this.call(record, name, body)
+    } catch (error) {
+      const host = hostOf(placeOf(record).endpoint)
+      if (isUnreachable(error)) {
+        throw new Refused(`the remote of hook session ${quote(record.title)} at ${host} does not answer (${(error as Error).message}); its last-known state is kept and it is retried`)
+      }
+      if (error instanceof DaemonError) throw new Refused(`the remote agent server at ${host} answered: ${error.message}`)
+      throw error
+    }
+  }
+
+  /** The remote's row of the session, or undefined when the remote has no such session. */
+  async remoteRow(record: SessionRecord): Promise<SessionWire | undefined> {
+    const { instances } = await this.call(record, 'Snapshot', {})
+    return instances.find((row) => row.id === placeOf(record).remote_id)
+  }
+
+  /**
+   * Reads the remote's row into the record and saves it when it changed: the row the
+   * home shows (and its event feed announces). A session the remote no longer has is dead.
+   */
+  async refresh(record: SessionRecord): Promise<void> {
+    const row = await this.remoteRow(record)
+    const place = placeOf(record)
+    let changed = place.unreachable === true
+    delete place.unreachable
+    if (row) changed = mirror(record, row) || changed
+    else changed = setState(record, 'dead') || changed
+    if (!changed || !this.options.table.records.has(record.id)) return
+    this.options.table.touch(record)
+    await this.options.table.save(record, false)
+  }
+
+  /** The remote stopped answering: the record keeps its last-known state, marked so. */
+  async unreachable(record: SessionRecord): Promise<void> {
+    const place = placeOf(record)
+    if (place.unreachable || !this.options.table.records.has(record.id)) return
+    place.unreachable = true
+    this.options.table.touch(record)
+    await this.options.table.save(record, false)
+  }
+
+  /** A hook session loaded at start: its client is made on first use, from its token file. */
+  forget(id: string): void {
+    this.clients.delete(id)
+  }
+
+  // ---------------------------------------------------------------- hooks
+
+  private async runHookCommand(settings: Settings, key: 'remote_hooks.launch_cmd' | 'remote_hooks.delete_cmd', root: string, args: string[]): Promise<HookRun> {
+    const argv = [...hookArgv(settings[key], root), ...args]
+    return runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs)
+  }
+
+  /** Runs delete_cmd; what went wrong, or undefined when it ran cleanly. */
+  private async runDelete(settings: Settings, root: string, slug: string): Promise<string | undefined> {
+    const run = await this.runHookCommand(settings, 'remote_hooks.delete_cmd', root, ['--name', slug])
+    if (run.code === 0) return undefined
+    const why = run.timedOut ? `did not finish within ${this.options.timeoutMs / 1000} s` : `exited with ${run.code ?? 'a signal'}`
+    const failure = `delete_cmd --name ${slug} ${why}${run.stderrTail ? `: ${redact(run.stderrTail)}` : ''}`
+    this.options.log.warn({ slug, failure }, 'delete_cmd failed')
+    return failure
+  }
+
+  /** Why a launch failed, as a message fit to show (the token redacted). */
+  private launchFailure(run: HookRun): string | Endpoint {
+    const stderr = run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''
+    if (run.timedOut) return `launch_cmd gave no answer within ${this.options.timeoutMs / 1000} s (its process group was killed)${stderr}`
+    if (run.code !== 0) return `launch_cmd exited with ${run.code ?? 'a signal'}${stderr}`
+    try {
+      return parseEndpoint(run.stdout)
+    } catch (error) {
+      return `launch_cmd's answer is not usable: ${(error as Error).message}${stderr}`
+    }
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * CreateSession with `backend: "hook"`: launch_cmd starts an agent server for the slug
+   * and prints its endpoint; the session is created there in place with the program's
+   * resolved command line and the prompt. Any failure runs delete_cmd and leaves
+   * nothing behind: no record, no token file.
+   */
+  async create({ request, repo, settings, program }: HookCreate): Promise<SessionRecord> {
+    const { table } = this.options
+    if (request.account) throw new InvalidRequest('accounts are not supported for hook sessions yet; leave account empty')
+    const env = this.options.hookEnv()
+    const origin = (await git(repo.root, ['remote', 'get-url', 'origin'], env).catch((error: Error) => {
+      throw new Refused(`hook sessions clone the repository's origin remote, and ${repo.root} has none usable (${error.message})`)
+    })).trim()
+    const { branch } = await currentCheckout(repo.root, env)
+    const commandLine = commandLineOf(program, settings.program_overrides)
+    const record = await table.repos.run(repo.id, async () => {
+      const title = allocateTitle(request, new Set(table.ofRepository(repo.id).map((existing) => existing.title)))
+      const slug = slugOf(title)
+      const holder = [...table.records.values()].find((existing) => existing.remote?.slug === slug)
+      if (holder) throw new Refused(`the slug ${quote(slug)} of title ${quote(title)} is used by hook session ${quote(holder.title)}; choose another title`)
+      const now = table.now.toISOString()
+      const reserved: SessionRecord = {
+        id: randomBytes(8).toString('hex'),
+        title,
+        repo_id: repo.id,
+        repo_path: repo.root,
+        path: '',
+        branch,
+        branch_created: false,
+        program,
+        account: '',
+        backend: 'hook',
+        in_place: false,
+        created_at: now,
+        updated_at: now,
+        status: 0,
+        tabs: [],
+        remote: { endpoint: '', remote_id: '', slug, via: 'launch' },
+      }
+      setState(reserved, 'loading')
+      // Shown as loading meanwhile; its title and slug are taken.
+      table.records.set(reserved.id, reserved)
+      table.creating.add(reserved.id)
+      return reserved
+    })
+    try {
+      await this.launch(record, { origin, branch, commandLine, prompt: request.prompt, settings })
+    } catch (error) {
+      table.forget(record.id)
+      this.clients.delete(record.id)
+      throw error
+    } finally {
+      table.created(record.id)
+    }
+    return record
+  }
+
+  private async launch(
+    record: SessionRecord,
+    { origin, branch, commandLine, prompt, settings }: { origin: string; branch: string; commandLine: string; prompt: string | undefined; settings: Settings },
+  ): Promise<void> {
+    const { table, tokens } = this.options
+    const place = placeOf(record)
+    const root = record.repo_path
+    const fail = async (reason: string, token?: string): Promise<never> => {
+      const deleted = await this.runDelete(settings, root, place.slug)
+      await tokens.remove(record.id)
+      const cleanup = deleted ? `; then ${deleted}` : `; delete_cmd --name ${place.slug} ran`
+      throw new Refused(redact(`could not start hook session ${quote(record.title)}: ${reason}${cleanup}`, token))
+    }
+    const run = await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch])
+    const endpoint = this.launchFailure(run)
+    if (typeof endpoint === 'string') return fail(endpoint)
+    await tokens.write(record.id, endpoint.token)
+    place.endpoint = endpoint.url
+    let row: SessionWire
+    try {
+      const health = await this.call(record, 'Health')
+      const workspace = health.agent_server?.workspace
+      if (!workspace) return await fail(`${endpoint.url} is not an svc agent server (its Health names no agent_server.workspace)`, endpoint.token)
+      row = (await this.call(record, 'CreateSession', { title: record.title, repo_path: workspace, program: commandLine, in_place: true, ...(prompt ? { prompt } : {}) })).instance
+    } catch (error) {
+      if (error instanceof Refused) throw error
+      const what = error instanceof DaemonError ? 'the remote agent server refused the session' : 'the remote agent server did not answer'
+      return fail(`${what}: ${(error as Error).message}`, endpoint.token)
+    }
+    place.remote_id = row.id
+    mirror(record, row)
+    record.base_sha = row.worktree.base_sha
+    await table.save(record)
+    this.options.log.info({ session: record.title, host: hostOf(endpoint.url), slug: place.slug }, 'hook session created')
+  }
+
+  /**
+   * Kills the remote session, runs delete_cmd, removes the token and the record. A remote
+   * that does not answer is reaped (delete_cmd, record removed) only with `force_reap`.
+   */
+  kill(request: Req<'KillSessionRequest'>): Promise<void> {
+    const { table, tokens, resolver } = this.options
+    return table.operate(request, async (record) => {
+      const place = placeOf(record)
+      try {
+        await this.call(record, 'KillSession', { id: place.remote_id })
+      } catch (error) {
+        const gone = error instanceof DaemonError && /no session with id/.test(error.message)
+        if (isUnreachable(error) && !request.force_reap) {
+          throw new Refused(
+            `the remote of hook session ${quote(record.title)} at ${hostOf(place.endpoint)} does not answer; ` +
+              'pass force_reap to run delete_cmd and remove the session anyway',
+          )
+        }
+        if (!gone && !isUnreachable(error) && !request.force_reap) throw new Refused(`the remote agent server would not kill the session: ${(error as Error).message}`)
+      }
+      table.transition(record, 'deleting')
+      const settings = await resolver.runnable(record.repo_path)
+      const failure = await this.runDelete(settings, record.repo_path, place.slug)
+      if (failure) {
+        table.transition(record, 'dead')
+        await table.save(record)
+        throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again to retry`))
+      }
+      await tokens.remove(record.id)
+      this.clients.delete(record.id)
+      await table.remove(record)
+      table.emit(record.id, 'removed')
+    })
+  }
+
+  // ---------------------------------------------------------------- forwarded
+
+  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
+    if (!request.prompt) throw new InvalidRequest('prompt is required')
+    return this.options.table.operate(request, async (record) => {
+      liveOrRefuse(record)
+      const { status } = await this.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt: request.prompt })
+      await this.refresh(record).catch(() => {})
+      return status
+    })
+  }
+
+  async preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>> {
+    const record = this.options.table.find(request)
+    const { title: _title, repo_id: _repo, id: _id, ...rest } = request
+    return this.ask(record, 'Preview', { ...rest, id: placeOf(record).remote_id })
+  }
+
+  async pauseStatusPoll(record: SessionRecord, holder: string): Promise<void> {
+    await this.ask(record, 'PauseStatusPoll', { id: placeOf(record).remote_id, holder })
+  }
+
+  async resumeStatusPoll(record: SessionRecord, holder: string): Promise<void> {
+    await this.ask(record, 'ResumeStatusPoll', { id: placeOf(record).remote_id, holder })
+  }
+
+  /** A change to the remote's tabs, then the roster as the remote has it. */
+  private changeTabs<T>(ref: SessionRef, change: (record: SessionRecord, id: string) => Promise<T>): Promise<T> {
+    return this.options.table.operate(ref, async (record) => {
+      const result = await change(record, placeOf(record).remote_id)
+      await this.refresh(record).catch(() => {})
+      return result
+    })
+  }
+
+  createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>> {
+    const kind = tabKindOf(request)
+    if (kind !== TabKind.web || !request.url?.startsWith('https://')) {
+      throw new Refused('a hook session takes only https web tabs (kind web with an https:// url): its agent runs on a remote host, where shells, processes, editors and local ports are not reachable from here')
+    }
+    return this.changeTabs(request, (record, id) => {
+      liveOrRefuse(record)
+      return this.ask(record, 'CreateTab', { id, kind: 'web', url: request.url, ...(request.name ? { name: request.name } : {}) })
+    })
+  }
+
+  closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
+    const { title: _title, repo_id: _repo, id: _id, ...tab } = request
+    return this.changeTabs(request, async (record, id) => (await this.ask(record, 'CloseTab', { ...tab, id })).name)
+  }
+
+  renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
+    const { title: _title, repo_id: _repo, id: _id, ...tab } = request
+    return this.changeTabs(request, async (record, id) => (await this.ask(record, 'RenameTab', { ...tab, id })).name)
+  }
+
+  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
+    const { title: _title, repo_id: _repo, id: _id, ...tab } = request
+    return this.changeTabs(request, async (record, id) => {
+      const { name, index } = await this.ask(record, 'ReorderTab', { ...tab, id })
+      return { name, index }
+    })
+  }
+
+  resumeFromLimit(ref: SessionRef): Promise<void> {
+    return this.changeTabs(ref, async (record, id) => {
+      await this.ask(record, 'ResumeFromLimit', { id })
+    })
+  }
+
+  archive(): Promise<string> {
+    return notYet('archive')
+  }
+
+  restoreArchived(): Promise<string> {
+    return notYet('restore')
+  }
+
+  restoreSession(): Promise<void> {
+    return notYet('restore')
+  }
+
+  handoff(): Promise<Req<'HandoffSessionResponse'>> {
+    return notYet('handoff')
+  }
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { CONFIG_KEYS, CONFIG_KEY_NAMES, type Settings } from '../config/keys.js'
+import { backendOf, backends } from './catalog.js'
+
+const defaults = Object.fromEntries(CONFIG_KEY_NAMES.map((name) => [name, CONFIG_KEYS[name].default])) as unknown as Settings
+
+function hook(values: Partial<Settings>, distrust?: string) {
+  const inForce = { settings: { ...defaults, ...values }, ...(distrust ? { distrust } : {}) }
+  return backends(inForce).backends.find((entry) => entry.name === 'hook')
+}
+
+describe('the hook backend', () => {
+  const launch = { 'remote_hooks.launch_cmd': './launch.sh', 'remote_hooks.delete_cmd': './delete.sh' }
+
+  it('is available with a trusted launch_cmd and delete_cmd', () => {
+    expect(hook(launch)).toMatchObject({ status: 'available' })
+    expect(hook(launch)?.reason).toBeUndefined()
+  })
+
+  it('says why not', () => {
+    expect(hook({})?.reason).toContain('sets no remote_hooks.launch_cmd')
+    expect(hook(launch, 'the repository config /r/.svc/config.json is not trusted')?.reason).toContain('/r/.svc/config.json is not trusted')
+    expect(hook({ 'remote_hooks.launch_cmd': './launch.sh' })?.reason).toContain('remote_hooks.delete_cmd is not set')
+    expect(hook({ ...launch, 'remote_hooks.provision_cmd': './p.sh' })?.reason).toContain('both set; set exactly one')
+    expect(hook({ 'remote_hooks.provision_cmd': './p.sh', 'remote_hooks.delete_cmd': './d.sh' })?.reason).toContain('provision_cmd is not supported yet')
+  })
+
+  it('is the default a repository names, and what force_remote picks unless backend is given', () => {
+    const inForce = { settings: { ...defaults, ...launch, backend: 'hook' } }
+    expect(backends(inForce)).toMatchObject({ default: 'hook', default_status: 'available' })
+    expect(backendOf({}, inForce)).toBe('hook')
+    expect(backendOf({ force_remote: true }, { settings: { ...defaults, ...launch } })).toBe('hook')
+    expect(backendOf({ backend: 'local', force_remote: true }, inForce)).toBe('local')
+    expect(() => backendOf({ backend: 'hook' }, { settings: defaults })).toThrow(/backend "hook" is not available \(.*launch_cmd\); available: local/)
+  })
+})
