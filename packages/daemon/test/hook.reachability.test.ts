@@ -1,0 +1,121 @@
+import { openSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from '@svc/protocol'
+import {
+  CLI_MAIN,
+  closeHookWorld,
+  hookCalls,
+  openHookWorld,
+  placeLabel,
+  recordEvents,
+  remoteDirs,
+  remoteOf,
+  remotePid,
+  session,
+  startSessionDaemon,
+  tempHomes,
+  waitFor,
+  waitForSession,
+  type HookWorld,
+} from '@svc/test-kit'
+
+// Unreachable is not dead: the remote's last state is kept while it does not answer.
+const homes = tempHomes()
+let world: HookWorld
+
+beforeAll(async () => {
+  world = await openHookWorld(homes)
+})
+afterAll(async () => {
+  await closeHookWorld(world)
+  await homes.release()
+})
+
+async function createHook(title: string) {
+  const reply = await world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title, backend: 'hook', prompt: 'start' })
+  expect(reply.status, reply.text).toBe(200)
+  return waitForSession(world.daemon, title, (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+}
+
+/** SIGKILLs the agent server of `slug`: nothing answers at its endpoint, its tmux goes on. */
+function killRemote(slug: string): number {
+  const pid = remotePid(world.state, slug)
+  process.kill(pid, 'SIGKILL')
+  return pid
+}
+
+/** Until the pid is reaped: a daemon's singleton lock takes a zombie holder for a live one. */
+function reaped(pid: number): Promise<unknown> {
+  return waitFor(() => {
+    try {
+      process.kill(pid, 0)
+      return false
+    } catch {
+      return true
+    }
+  }, 60_000)
+}
+
+/** Starts the agent server of `slug` again on its home, workspace and port, where launch.mjs had it. */
+function restartRemote(slug: string): void {
+  const remote = remoteOf(world.state, slug)
+  const listen = `${world.place.address}:${new URL(remote.url).port}`
+  const child = world.place.spawn(process.execPath, [CLI_MAIN, 'agent-server', '--home', remote.home, '--workspace', remote.workspace, '--listen', listen], {
+    stdio: ['ignore', 'ignore', openSync(join(world.state, slug, 'err'), 'a')],
+  })
+  // delete_cmd stops it by this file.
+  writeFileSync(join(world.state, slug, 'pid'), String(child.pid))
+}
+
+describe(`a hook session whose agent server ${placeLabel()} stops answering`, () => {
+  it('keeps its last state marked remote_unreachable, refuses a kill without force_reap, and comes back without a restore', async () => {
+    const before = await createHook('far')
+    const remote = remoteOf(world.state, 'far')
+    const [remoteBefore] = (await createClient({ url: remote.url, token: remote.token }).call('Snapshot', {})).instances
+    const killed = killRemote('far')
+
+    const down = await waitForSession(world.daemon, 'far', (row) => row.remote_unreachable === true)
+    expect(down).toMatchObject({ id: before.id, liveness_name: before.liveness_name, idle_reason: before.idle_reason, remote_host: world.place.address })
+    const kill = await world.daemon.post('/v1/KillSession', { id: before.id })
+    expect(kill.status).toBe(500)
+    expect(kill.json.error.message).toContain('does not answer; pass force_reap to run delete_cmd and remove the session anyway')
+    const prompt = await world.daemon.post('/v1/SendPrompt', { id: before.id, prompt: 'anyone?' })
+    expect(prompt.json.error.message).toContain(`the remote of hook session "far" at ${world.place.address} does not answer`)
+    expect(hookCalls(world.state).filter((call) => call.hook === 'delete')).toEqual([])
+
+    await reaped(killed)
+    restartRemote('far')
+    const back = await waitForSession(world.daemon, 'far', (row) => row.remote_unreachable === undefined && row.liveness_name === 'ready', 40_000)
+    expect(back.id).toBe(before.id)
+    // The same remote session, re-attached by its own daemon: nothing was restored or recreated.
+    const [remoteAfter] = (await createClient({ url: remote.url, token: remote.token }).call('Snapshot', {})).instances
+    expect(remoteAfter).toMatchObject({ id: remoteBefore?.id, created_at: remoteBefore?.created_at, liveness_name: 'ready' })
+  })
+
+  it('is found again by a restarted home daemon, from its record and token file: row live, events flowing', async () => {
+    const { id } = await session(world.daemon, 'far')
+    await world.daemon.stop()
+    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    const events = await recordEvents(world.daemon.client)
+    await waitForSession(world.daemon, 'far', (row) => row.id === id && row.remote_unreachable === undefined && row.liveness_name === 'ready')
+    const from = events.frames.length
+    const sentAt = Date.now()
+    await world.daemon.client.call('SendPrompt', { id, prompt: 'after the restart' })
+    // The remote's evidence of this prompt, read by the new home daemon and announced under the home id.
+    await events.next('session.updated', (frame) => frame.data.id === id && Date.parse(frame.data.last_prompt_attempt_at ?? '') >= sentAt - 1000, from)
+    events.close()
+    expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
+    expect(remoteDirs(world.state)).toEqual([])
+  })
+
+  it('is reaped with force_reap: delete_cmd runs, the record and the token go', async () => {
+    const { id } = await createHook('gone')
+    killRemote('gone')
+    await waitForSession(world.daemon, 'gone', (row) => row.remote_unreachable === true)
+    expect(await world.daemon.client.call('KillSession', { id, force_reap: true })).toEqual({ ok: true })
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'gone']) })
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    await waitFor(() => remoteDirs(world.state).length === 0)
+  })
+})
