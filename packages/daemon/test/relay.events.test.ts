@@ -28,7 +28,7 @@ interface Report {
 }
 
 /** An EventRelay whose every report is kept, retrying fast. */
-function recordingRelay() {
+function recordingRelay(silenceMs = 40_000) {
   const sessions: Report[] = []
   const reachability: Array<{ endpoint: string; reachable: boolean; error?: Error }> = []
   const relay = new EventRelay(
@@ -36,7 +36,7 @@ function recordingRelay() {
       onSession: (homeId, row, kind) => sessions.push({ homeId, row, kind }),
       onReachability: (endpoint, reachable, error) => reachability.push({ endpoint, reachable, ...(error ? { error } : {}) }),
     },
-    { retryMs: 100, retryMaxMs: 400, silenceMs: 40_000 },
+    { retryMs: 100, retryMaxMs: 400, silenceMs },
   )
   const next = (accept: (report: Report) => boolean, from = 0, timeoutMs = 15_000) => waitFor(() => sessions.slice(from).find(accept), timeoutMs)
   return { relay, sessions, reachability, next }
@@ -130,6 +130,27 @@ describe(`the event relay, its remote ${placeLabel()}`, () => {
       relay.close()
     }
   }, 90_000)
+
+  it('takes a remote that stops answering without closing for unreachable, and back once it answers', async () => {
+    // Shorter than the remote's ping interval: a quiet feed is dropped and connects again at once, which is not news.
+    const { relay, reachability, next } = recordingRelay(2_000)
+    try {
+      relay.watch({ homeId: 'home-first', remoteId: first.id, endpoint: server.url, token: server.token })
+      await next((report) => report.kind === 'snapshot')
+      server.process.kill('SIGSTOP')
+      try {
+        // Its kernel still accepts connections; nothing answers on them.
+        await waitFor(() => reachability.length === 2, 15_000)
+        expect(reachability[1]).toMatchObject({ endpoint: server.url, reachable: false })
+      } finally {
+        server.process.kill('SIGCONT')
+      }
+      await waitFor(() => reachability.length === 3, 15_000)
+      expect(reachability[2]).toEqual({ endpoint: server.url, reachable: true })
+    } finally {
+      relay.close()
+    }
+  }, 60_000)
 
   it('reads a session watched on a connected feed at once, and relays its kill', async () => {
     const { relay, sessions, next } = recordingRelay()
