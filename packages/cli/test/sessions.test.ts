@@ -107,6 +107,8 @@ describe('svc sessions, svc tabs over a real daemon', () => {
       json('sessions', 'create', '--title', 'mute', '--repo', repo, '--program', "sh -c 'stty -echo; exec cat >/dev/null'"),
       json('sessions', 'create', '--title', 'cut', '--repo', repo, '--program', `node ${kit.FAKE_AGENT} --truncate-echo 20`),
     ])
+    // Keys pasted before the agent owns its terminal would be echoed whole by the tty.
+    await paneShows(await agentOf('cut'), 'fake-agent ready')
     const [mute, cut] = await Promise.all([
       runInTerminal(['sessions', 'send', 'mute', 'hello'], env),
       runCli(['sessions', 'send', 'cut', 'summarise the open issues and propose an order to fix them'], env),

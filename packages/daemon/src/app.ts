@@ -101,7 +101,7 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
   await fastify.register(async (upgrading) => {
     await upgrading.register(websocket)
     await upgrading.register(eventRoutes(core))
-    await upgrading.register(streamRoutes(core, hub))
+    await upgrading.register(streamRoutes(core, hub, (session, repoId) => core.sessions.remoteLink(session, repoId)))
     await upgrading.register(webtabRoutes(core, token))
   })
   await fastify.register(configAssistantRoutes(core.assistant))

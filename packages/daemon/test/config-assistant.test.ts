@@ -14,8 +14,14 @@ const assistants = (home: string) => tmuxSessions(home).filter((name) => name.st
 /** The assistant's pane with its scroll-back: the brief scrolls past as the fake agent answers each line. */
 const paneOf = (home: string, name: string) => tmux(home, 'capture-pane', '-p', '-J', '-S', '-2000', '-t', `=${name}:`)
 
+/** What the assistant read: its pane interleaves the brief's echo with its answers to each line. */
+let inputLog: string
+
 beforeAll(async () => {
-  daemon = await startSessionDaemon({ home: join(await homes.make(), 'svc'), settings: { network: { listen_addr: '127.0.0.1:0' } } })
+  const dir = await homes.make()
+  inputLog = join(dir, 'assistant-input.log')
+  daemon = await startSessionDaemon({ home: join(dir, 'svc'), settings: { network: { listen_addr: '127.0.0.1:0' } } })
+  await daemon.client.call('SetConfigValue', { key: 'program_overrides.claude', value: `${AGENT} --input-log ${inputLog}` })
 })
 afterAll(homes.release)
 
@@ -37,12 +43,13 @@ describe('the config assistant', () => {
     expect(opens[1].session_name).toBe(name)
     expect(assistants(daemon.home)).toEqual([name])
     // Briefed once the open answers: every key, and the one way to change one.
-    const pane = paneOf(daemon.home, name)
+    expect(paneOf(daemon.home, name)).toContain('Now greet the user')
+    const brief = await waitFor(() => readFile(inputLog, 'utf8').then((text) => text.includes('Now greet the user') && text))
     const { entries } = await daemon.client.call('GetConfig')
-    for (const entry of entries) expect(pane, entry.key).toContain(`- ${entry.key} (${entry.type}, ${entry.tier_name} key`)
-    expect(pane).toContain('`svc config set <key> <value>`')
-    expect(pane).toContain('Explain each change before you make it')
-    expect(pane).toMatch(/default_program \(string, core key, applies at once\): Agent for new sessions.* Default: claude\. Value: claude\./)
+    for (const entry of entries) expect(brief, entry.key).toContain(`- ${entry.key} (${entry.type}, ${entry.tier_name} key`)
+    expect(brief).toContain('`svc config set <key> <value>`')
+    expect(brief).toContain('Explain each change before you make it')
+    expect(brief).toMatch(/default_program \(string, core key, applies at once\): Agent for new sessions.* Default: claude\. Value: claude\./)
     expect(tmux(daemon.home, 'display-message', '-p', '-t', `=${name}:`, '#{pane_current_path}').trim()).toBe(daemon.home)
     // The daemon's own agent, not a session: no row, no session event.
     expect((await daemon.client.call('Snapshot', {})).instances).toEqual([])

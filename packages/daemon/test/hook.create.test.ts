@@ -9,6 +9,7 @@ import {
   hookCalls,
   openHookWorld,
   placeLabel,
+  record,
   recordEvents,
   remoteDirs,
   remoteOf,
@@ -92,6 +93,17 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
       return shown.text.includes('second prompt') ? shown : undefined
     })
     expect(preview.text).toContain('hello remote')
+
+    // The home's stream of the session is the remote pane's: typing and resizing reach it.
+    const stream = await world.daemon.client.stream(instance.id)
+    const seen = record(stream)
+    await seen.shows('second prompt')
+    stream.resize(30, 100)
+    stream.input('typed through the home')
+    await waitFor(async () => (await world.daemon.client.call('Preview', { id: instance.id })).text.includes('typed through the home'))
+    await waitFor(async () => (await world.daemon.client.call('Preview', { id: instance.id })).cols === 100)
+    stream.detach()
+    await stream.closed
 
     // Leases reach the remote; tabs: only https web tabs.
     const lease = await world.daemon.client.call('PauseStatusPoll', { id: instance.id, holder: 'test' })

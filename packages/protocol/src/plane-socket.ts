@@ -40,10 +40,10 @@ function refusal(status: number, text: string, plane: string, path: string): Dae
 
 /**
  * Opens a plane (`plane` names it in errors, as a route name would). It rejects with a DaemonError when the daemon refuses the upgrade (its
- * envelope), or an UnreachableError when nothing answers.
+ * envelope), or an UnreachableError when nothing answers (within `timeoutMs`, if given).
  */
-export function openPlane(target: ClientTarget, path: string, headers: Record<string, string>, plane: string): Promise<PlaneSocket> {
-  const socket = new WebSocket(planeUrl(target, path), { headers })
+export function openPlane(target: ClientTarget, path: string, headers: Record<string, string>, plane: string, timeoutMs?: number): Promise<PlaneSocket> {
+  const socket = new WebSocket(planeUrl(target, path), { headers, ...(timeoutMs === undefined ? {} : { handshakeTimeout: timeoutMs }) })
   const messages = on(socket, 'message', { close: ['close'] }) as AsyncIterableIterator<[WebSocket.RawData, boolean]>
   return new Promise((resolve, reject) => {
     let upgradeHeaders: IncomingHttpHeaders = {}

@@ -17,6 +17,7 @@ import { allocateTitle } from '../sessions/titles.js'
 import { currentCheckout } from '../sessions/worktree.js'
 import { hostOf, isUnreachable, parseEndpoint, redact, remoteClient, type Endpoint } from './endpoint.js'
 import { hookArgv, runHook, type HookRun } from './hook-command.js'
+import { EventRelay, type RelayedKind } from './event-relay.js'
 import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
 import { slugOf } from './slug.js'
@@ -59,32 +60,82 @@ function notYet(what: string): Promise<never> {
  * session's last-known state.
  */
 export class HookRuntime implements Runtime {
+  /** Each hook session's client and token, from its token file (read at start) or launch_cmd. */
   private readonly clients = new Map<string, { client: Client; token: string }>()
+  /** The remotes' event feeds, relayed into the home's rows and feed. */
+  private readonly relay: EventRelay
 
-  constructor(private readonly options: HookOptions) {}
+  constructor(private readonly options: HookOptions) {
+    this.relay = new EventRelay({
+      onSession: (homeId, row, kind) => this.relayed(homeId, row, kind),
+      onReachability: (endpoint, reachable) => this.reachability(endpoint, reachable),
+    })
+  }
 
   // ---------------------------------------------------------------- reaching the remote
 
-  private async clientOf(record: SessionRecord): Promise<{ client: Client; token: string }> {
-    const cached = this.clients.get(record.id)
-    if (cached) return cached
-    const token = await this.options.tokens.read(record.id)
-    if (token === undefined) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
-    const entry = { client: remoteClient({ url: placeOf(record).endpoint, token }), token }
-    this.clients.set(record.id, entry)
+  private clientOf(record: SessionRecord): { client: Client; token: string } {
+    const entry = this.clients.get(record.id)
+    if (!entry) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
     return entry
   }
 
+  /** Takes up a hook session: its token, and its remote's events. */
+  private adopt(record: SessionRecord, token: string): void {
+    this.clients.set(record.id, { client: remoteClient({ url: placeOf(record).endpoint, token }), token })
+    this.relay.watch(this.linkOf(record))
+  }
+
+  private drop(id: string): void {
+    this.relay.unwatch(id)
+    this.clients.delete(id)
+  }
+
+  /**
+   * Hook sessions as saved, at start: each keeps its last-known row until its remote's
+   * feed connects (the row is then read again) or fails (marked unreachable).
+   */
+  async restore(records: SessionRecord[]): Promise<void> {
+    for (const record of records) {
+      this.options.table.records.set(record.id, record)
+      const token = await this.options.tokens.read(record.id)
+      if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
+      else this.adopt(record, token)
+    }
+  }
+
+  close(): void {
+    this.relay.close()
+  }
+
   /** The link the event and stream relays reach the session by. */
-  async linkOf(record: SessionRecord): Promise<RemoteLink> {
-    const { token } = await this.clientOf(record)
+  linkOf(record: SessionRecord): RemoteLink {
+    const { token } = this.clientOf(record)
     const { endpoint, remote_id } = placeOf(record)
     return { homeId: record.id, remoteId: remote_id, endpoint, token }
   }
 
+  /** A relayed change of a session: its row, or its end. An operation under way owns the record meanwhile. */
+  private relayed(homeId: string, row: SessionWire | undefined, kind: RelayedKind): void {
+    const record = this.options.table.records.get(homeId)
+    if (!record || this.options.table.inFlight(homeId)) return
+    if (row === undefined && kind !== 'snapshot' && kind !== 'session.killed') return
+    void this.apply(record, row).catch((error: Error) => this.options.log.warn({ err: error, session: record.title }, 'could not apply a relayed row'))
+  }
+
+  private reachability(endpoint: string, reachable: boolean): void {
+    const { table, log } = this.options
+    for (const record of table.records.values()) {
+      if (record.remote?.endpoint !== endpoint || !record.remote.remote_id) continue
+      log.info({ session: record.title, reachable }, reachable ? 'remote answers again' : 'remote does not answer; retrying with backoff')
+      // Reachable again: the feed's Snapshot read that follows brings the row back.
+      if (!reachable) void this.unreachable(record).catch((error: Error) => log.warn({ err: error }, 'could not mark a remote unreachable'))
+    }
+  }
+
   /** A call to the session's remote, failures as they came (the token never in a message). */
   async call<N extends RouteName>(record: SessionRecord, name: N, body?: RequestOf<N>): Promise<ResponseOf<N>> {
-    const { client, token } = await this.clientOf(record)
+    const { client, token } = this.clientOf(record)
     try {
       return await client.call(name, body)
     } catch (error) {
@@ -118,7 +169,11 @@ export class HookRuntime implements Runtime {
    * home shows (and its event feed announces). A session the remote no longer has is dead.
    */
   async refresh(record: SessionRecord): Promise<void> {
-    const row = await this.remoteRow(record)
+    await this.apply(record, await this.remoteRow(record))
+  }
+
+  /** The remote's row (none: the remote no longer has the session, which is dead) into the record, saved when it changed. */
+  private async apply(record: SessionRecord, row: SessionWire | undefined): Promise<void> {
     const place = placeOf(record)
     let changed = place.unreachable === true
     delete place.unreachable
@@ -136,11 +191,6 @@ export class HookRuntime implements Runtime {
     place.unreachable = true
     this.options.table.touch(record)
     await this.options.table.save(record, false)
-  }
-
-  /** A hook session loaded at start: its client is made on first use, from its token file. */
-  forget(id: string): void {
-    this.clients.delete(id)
   }
 
   // ---------------------------------------------------------------- hooks
@@ -223,7 +273,7 @@ export class HookRuntime implements Runtime {
       await this.launch(record, { origin, branch, commandLine, prompt: request.prompt, settings })
     } catch (error) {
       table.forget(record.id)
-      this.clients.delete(record.id)
+      this.drop(record.id)
       throw error
     } finally {
       table.created(record.id)
@@ -249,6 +299,7 @@ export class HookRuntime implements Runtime {
     if (typeof endpoint === 'string') return fail(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url
+    this.clients.set(record.id, { client: remoteClient(endpoint), token: endpoint.token })
     let row: SessionWire
     try {
       const health = await this.call(record, 'Health')
@@ -264,6 +315,7 @@ export class HookRuntime implements Runtime {
     mirror(record, row)
     record.base_sha = row.worktree.base_sha
     await table.save(record)
+    this.adopt(record, endpoint.token)
     this.options.log.info({ session: record.title, host: hostOf(endpoint.url), slug: place.slug }, 'hook session created')
   }
 
@@ -288,15 +340,17 @@ export class HookRuntime implements Runtime {
         if (!gone && !isUnreachable(error) && !request.force_reap) throw new Refused(`the remote agent server would not kill the session: ${(error as Error).message}`)
       }
       table.transition(record, 'deleting')
+      // Its event feed is let go first: an agent server being stopped need not wait for it.
+      this.relay.unwatch(record.id)
       const settings = await resolver.runnable(record.repo_path)
       const failure = await this.runDelete(settings, record.repo_path, place.slug)
       if (failure) {
         table.transition(record, 'dead')
         await table.save(record)
-        throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again to retry`))
+        throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again with force_reap to retry`))
       }
       await tokens.remove(record.id)
-      this.clients.delete(record.id)
+      this.drop(record.id)
       await table.remove(record)
       table.emit(record.id, 'removed')
     })

@@ -23,7 +23,7 @@ import { LocalRuntime } from './local-runtime.js'
 import { HookRuntime } from '../remote/hook-runtime.js'
 import { hookTimeoutMs } from '../remote/hook-command.js'
 import { RemoteTokens } from '../remote/tokens.js'
-import { RemoteWatch } from '../remote/watch.js'
+import type { RemoteLink } from '../remote/link.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
 import { findTab } from './tabs.js'
@@ -65,8 +65,7 @@ export class Sessions {
   private readonly panes: Panes
   /** Where each session runs: here, or on a remote agent server. */
   private readonly local: LocalRuntime
-  readonly hook: HookRuntime
-  private readonly remotes: RemoteWatch
+  private readonly hook: HookRuntime
   private readonly observer: Observer
   private readonly prompts: Prompts
   private readonly lifecycle: Lifecycle
@@ -90,7 +89,6 @@ export class Sessions {
       hookEnv: () => panes.subprocessEnv(),
       timeoutMs: hookTimeoutMs(options.env),
     })
-    this.remotes = new RemoteWatch(this.hook, { records: () => table.records.values(), inFlight: (id) => table.inFlight(id) }, options.config, options.log)
     this.observer = new Observer(
       {
         // Hook sessions run elsewhere: their remote observes them.
@@ -151,8 +149,7 @@ export class Sessions {
   /** Loads the stored sessions and re-attaches them to what survived in tmux. */
   async restore(): Promise<void> {
     const records = await this.store.loadAll()
-    // Hook sessions are taken as last saved: the remote watch finds their remotes again.
-    for (const record of records) if (record.remote) this.table.records.set(record.id, record)
+    await this.hook.restore(records.filter((record) => record.remote))
     await this.lifecycle.restore(
       records.filter((record) => !record.remote),
       new Set(await this.tmux.sessionNames()),
@@ -167,13 +164,12 @@ export class Sessions {
   startObserving(): void {
     this.table.feed.seed()
     this.observer.start()
-    this.remotes.start()
     this.handoffs.deliverInterrupted()
   }
 
   async close(): Promise<void> {
     await this.observer.close()
-    await this.remotes.close()
+    this.hook.close()
     this.tmux.close()
   }
 
@@ -294,6 +290,12 @@ export class Sessions {
   /** The terminal a stream subscribes to: `{id}` is a session id or a title; a tab by ordinal or id. */
   terminal(id: string, repoId: string | undefined, tab: TabChoice): TerminalTarget {
     return terminalOf(streamedSession(this.table, id, repoId), tab)
+  }
+
+  /** Where the stream route reads a session's terminal: undefined for a local one, else its remote. */
+  remoteLink(id: string, repoId: string | undefined): RemoteLink | undefined {
+    const record = streamedSession(this.table, id, repoId)
+    return record.remote ? this.hook.linkOf(record) : undefined
   }
 
   preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>> {

@@ -2,12 +2,13 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import { configAssistantStreamPath, decodeClientFrame, FrameError, StreamClose, streamPath } from '@svc/protocol'
-import { InvalidRequest, NotFound, type Core, type TerminalTarget } from '@svc/core'
+import { InvalidRequest, NotFound, type Core, type RemoteLink, type TerminalTarget } from '@svc/core'
 import { HttpError } from '../http-error.js'
 import type { StreamHub } from '../stream/hub.js'
 import { single } from './query.js'
 import { SocketSubscriber } from '../stream/subscriber.js'
 import type { Start, Terminal } from '../stream/terminal.js'
+import { localStreams, openRemoteStream, relayStream, type RemoteStream, type StreamSourceFor } from '../stream/remote.js'
 
 interface StreamQuery {
   repo_id?: string
@@ -31,7 +32,10 @@ interface Named {
 }
 
 /** A subscription planned before the upgrade, joined when the 101 is written. */
-interface Plan {
+type Plan = LocalPlan | RemotePlan
+
+interface LocalPlan {
+  kind: 'local'
   terminal: Terminal
   start: Start
   subscriber: SocketSubscriber
@@ -40,9 +44,18 @@ interface Plan {
   watch: Watch | undefined
 }
 
+/** A hook session's stream: the remote's, already open, piped once the client's socket exists. */
+interface RemotePlan {
+  kind: 'remote'
+  remote: RemoteStream
+  /** Closes the remote stream should the client's upgrade never complete. */
+  abandon: NodeJS.Timeout
+}
+
 /**
  * How long the lease taken while a stream is set up holds should its upgrade never
- * complete; once the 101 is written it holds until the socket closes.
+ * complete (once the 101 is written it holds until the socket closes); a remote stream
+ * opened for an upgrade that never completes is closed after as long.
  */
 const SETUP_LEASE_MS = 5_000
 
@@ -75,9 +88,16 @@ function refused(error: unknown): never {
   throw error
 }
 
+function upgradeOnly(request: FastifyRequest): void {
+  if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
+}
+
 /** The terminal a session stream request names. */
-function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget; query: StreamQuery } {
-  const query = parseStreamQuery(request.query as Record<string, unknown>)
+function targetOf(
+  core: Core,
+  request: FastifyRequest,
+  query = parseStreamQuery(request.query as Record<string, unknown>),
+): { target: TerminalTarget; query: StreamQuery } {
   const { id } = request.params as { id: string }
   try {
     const tab = query.tab_id !== undefined ? { id: query.tab_id } : { index: query.tab ?? 0 }
@@ -96,7 +116,7 @@ function targetOf(core: Core, request: FastifyRequest): { target: TerminalTarget
  * envelope; the subscriber joins as the 101 is written, so `X-SVC-Stream-Seq` carries its
  * real start cursor.
  */
-export function streamRoutes(core: Core, hub: StreamHub) {
+export function streamRoutes(core: Core, hub: StreamHub, sourceFor: StreamSourceFor = localStreams) {
   return async (app: FastifyInstance) => {
     const plans = new WeakMap<IncomingMessage, Plan>()
     let holders = 0
@@ -104,6 +124,10 @@ export function streamRoutes(core: Core, hub: StreamHub) {
     app.websocketServer.on('headers', (headers: string[], request: IncomingMessage) => {
       const plan = plans.get(request)
       if (!plan) return
+      if (plan.kind === 'remote') {
+        if (plan.remote.startCursor !== undefined) headers.push(`X-SVC-Stream-Seq: ${plan.remote.startCursor}`)
+        return
+      }
       const cursor = plan.terminal.join(plan.subscriber, plan.start)
       if (plan.lease) core.sessions.leases.hold(plan.lease.sessionId, plan.lease.holder, Infinity)
       plan.watch?.join()
@@ -112,7 +136,7 @@ export function streamRoutes(core: Core, hub: StreamHub) {
 
     /** Plans the subscription to the terminal the request names. */
     async function plan(request: FastifyRequest, named: () => Promise<Named>): Promise<void> {
-      if (!request.ws) throw new HttpError(400, 'the terminal stream is a WebSocket: send an upgrade request')
+      upgradeOnly(request)
       const { tmuxName, since, leaseOn, watch } = await named()
       // Attaching may resize the window, and redraw the pane with it: the person's doing,
       // not the agent's, so the status poll pauses before the terminal attaches.
@@ -122,16 +146,28 @@ export function streamRoutes(core: Core, hub: StreamHub) {
         const terminal = await hub.terminal(tmuxName)
         // A cursor beyond 2^53 loses precision here, but it is past anything the ring has had: the stream starts now.
         const start = await terminal.start(since === undefined ? undefined : Number(since))
-        plans.set(request.raw, { terminal, start, subscriber: new SocketSubscriber(), lease, watch })
+        plans.set(request.raw, { kind: 'local', terminal, start, subscriber: new SocketSubscriber(), lease, watch })
       } catch (error) {
         if (lease) core.sessions.leases.release(lease.sessionId, lease.holder)
         throw error
       }
     }
 
+    /** Opens the remote's stream for a hook session; its refusal is this request's. */
+    async function planRemote(request: FastifyRequest, link: RemoteLink, query: StreamQuery): Promise<void> {
+      const remote = await openRemoteStream(link, query)
+      const abandon = setTimeout(() => remote.plane.socket.close(StreamClose.normal), SETUP_LEASE_MS).unref()
+      plans.set(request.raw, { kind: 'remote', remote, abandon })
+    }
+
     function subscribe(socket: WebSocket, request: FastifyRequest): void {
-      const { terminal, subscriber, lease, watch } = plans.get(request.raw) as Plan
+      const plan = plans.get(request.raw) as Plan
       plans.delete(request.raw)
+      if (plan.kind === 'remote') {
+        clearTimeout(plan.abandon)
+        return relayStream(socket, plan.remote)
+      }
+      const { terminal, subscriber, lease, watch } = plan
       subscriber.bind(socket)
       socket.on('close', () => {
         terminal.leave(subscriber)
@@ -165,11 +201,22 @@ export function streamRoutes(core: Core, hub: StreamHub) {
       {
         websocket: true,
         config: { restored: true },
-        preValidation: (request) =>
-          plan(request, async () => {
-            const { target, query } = targetOf(core, request)
+        preValidation: async (request) => {
+          upgradeOnly(request)
+          const { id } = request.params as { id: string }
+          const query = parseStreamQuery(request.query as Record<string, unknown>)
+          let link: RemoteLink | undefined
+          try {
+            link = sourceFor(id, query.repo_id)
+          } catch (error) {
+            refused(error)
+          }
+          if (link) return planRemote(request, link, query)
+          return plan(request, async () => {
+            const { target } = targetOf(core, request, query)
             return { tmuxName: target.tmuxName, since: query.since, leaseOn: target.sessionId }
-          }),
+          })
+        },
       },
       subscribe,
     )

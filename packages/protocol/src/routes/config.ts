@@ -5,7 +5,7 @@ export const configRoutes = [
   rpc(
     'GetConfig',
     'config',
-    'Every config key with purpose, type, default and current value; with repo_path, the values in force for that repository',
+    'Every config key with purpose, type, tier, default, current value and its source; with repo_path, the values in force for that repository',
     c.GetConfigRequest,
     c.GetConfigResponse,
   ),
