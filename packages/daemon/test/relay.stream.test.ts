@@ -29,7 +29,7 @@ let place: Place
 let server: AgentServer
 let workspace: string
 let streamed: RemoteSession
-/** The stream route alone, as the home daemon serves it, every session a remote one: the hook record is not built yet. */
+/** The stream route alone, as the home daemon serves it, every session a remote one: the relay's frames, close codes and refusals without a hook record around it (hook.create.test.ts attaches through a whole home daemon). */
 let home: FastifyInstance
 let client: Client
 let homeUrl: string
