@@ -16,8 +16,9 @@ const STATE_COLORS: Record<string, string> = {
 export function columns(width: number) {
   const rest = Math.max(30, width - 23)
   const title = Math.floor(rest * 0.24)
-  const idle = Math.floor(rest * 0.36)
-  const program = Math.max(8, Math.floor(rest * 0.12))
+  const idle = Math.floor(rest * 0.32)
+  // Room for a hook session's "program@" at 80 columns.
+  const program = Math.max(9, Math.floor(rest * 0.16))
   return { mark: 2, state: 16, title, idle, program, branch: rest - title - idle - program, age: 5 }
 }
 
