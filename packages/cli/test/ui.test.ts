@@ -1,7 +1,27 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { AGENT, paneText, session, startSessionDaemon, tempHomes, tmuxSessions, waitFor, waitForSession, makeRepo, type TestDaemon } from '@svc/test-kit'
+import {
+  AGENT,
+  alive,
+  closeHookWorld,
+  hookCalls,
+  makeRepo,
+  openHookWorld,
+  paneText,
+  placeLabel,
+  remoteDirs,
+  remotePid,
+  runCli,
+  session,
+  startSessionDaemon,
+  tempHomes,
+  tmuxSessions,
+  waitFor,
+  waitForSession,
+  type HookWorld,
+  type TestDaemon,
+} from '@svc/test-kit'
 import { TestTerminal } from './terminal.js'
 
 // One daemon and one repository for the file; each test opens `svc` (no arguments) in a
@@ -26,10 +46,10 @@ function shows(text: string | RegExp, timeoutMs = 20_000): Promise<string> {
   })
 }
 
-/** `svc` with no arguments in a fresh 80x24 terminal, once its list is up. */
-async function openUi(): Promise<void> {
+/** `svc` with no arguments in a fresh 80x24 terminal, once its list is up; `on` names another daemon's environment. */
+async function openUi(on = env): Promise<void> {
   screen = new TestTerminal(dir)
-  screen.run([], env)
+  screen.run([], on)
   screen.resize(80, 24)
   await shows(/svc · \d+ sessions?.*live/)
 }
@@ -193,6 +213,39 @@ describe('svc (the terminal UI)', () => {
     daemon = await startSessionDaemon({ home: daemon.home })
     await shows(/svc · \d+ sessions.*live/, 30_000)
     await shows(/alpha/)
+  }, 120_000)
+})
+
+// A daemon of its own: the hook world's repository has a trusted launch_cmd and delete_cmd.
+describe(`a hook session in the terminal UI, its agent server ${placeLabel()}`, () => {
+  const hookHomes = tempHomes()
+  let world: HookWorld
+  afterAll(async () => {
+    await closeHookWorld(world)
+    await hookHomes.release()
+  })
+
+  it('is created with the CLI, listed with its host, previewed, and killed after confirmation with its remote cleaned up', async () => {
+    world = await openHookWorld(hookHomes)
+    const hookEnv = { SERVICE_HOME: world.daemon.home }
+    const created = await runCli(['sessions', 'create', 'tui-hook', '--backend', 'hook', '--repo', world.repo], hookEnv)
+    expect(created.code, created.stderr).toBe(0)
+    const pid = remotePid(world.state, 'tui-hook')
+    await openUi(hookEnv)
+    // At 80 columns the row shows program@ (the host truncated); the preview's heading says it whole.
+    const listed = await shows(`── tui-hook · on ${world.place.address} ─`)
+    expect(listed).toMatch(/^ {2}● \w+ +tui-hook +.*claude@/m)
+    await shows('fake-agent ready')
+
+    screen?.keys('K')
+    const question = await shows('Kill tui-hook?')
+    expect(question.replace(/[│\s]+/g, ' ')).toContain(`its session on ${world.place.address} is ended, the repository's delete_cmd is run`)
+    screen?.keys('y')
+    await shows('killed tui-hook', 30_000)
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'tui-hook']) })
+    expect(alive(pid)).toBe(false)
+    expect(remoteDirs(world.state)).toEqual([])
   }, 120_000)
 })
 

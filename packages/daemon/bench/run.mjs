@@ -10,8 +10,9 @@ import { run as stream } from './stream.mjs'
 import { run as webtab } from './webtab.mjs'
 import { run as tui } from './tui.mjs'
 import { run as web } from './web.mjs'
+import { run as hook } from './hook.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui, web }
+const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui, web, hook }
 const only = process.argv.slice(2)
 
 process.stdout.write(

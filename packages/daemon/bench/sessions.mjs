@@ -29,7 +29,7 @@ const POLL_MS = 250
 const TICKS = 20
 
 /** A repository with one commit of REPO_FILES small files. */
-async function makeRepo(root) {
+export async function makeRepo(root) {
   for (let i = 0; i < REPO_FILES; i++) {
     const dir = join(root, `src/m${i % 5}`)
     await mkdir(dir, { recursive: true })

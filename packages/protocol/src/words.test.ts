@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { ago } from './words.js'
+import { ago, killWords, remoteWords } from './words.js'
 
 it('says how long ago a time was in its largest whole unit, "just now" under a minute', () => {
   const now = Date.parse('2026-01-01T12:00:00Z')
@@ -15,4 +15,19 @@ it('says how long ago a time was in its largest whole unit, "just now" under a m
   // A time ahead of this clock (another machine's) is not "in 5s": it is now.
   expect(ago(before(-5_000), now)).toBe('just now')
   expect(ago('not a time', now)).toBe('not a time')
+})
+
+it('says where a hook session runs and whether its remote answers; nothing for a local one', () => {
+  expect(remoteWords({})).toBe('')
+  expect(remoteWords({ remote_host: '10.0.0.2' })).toBe('on 10.0.0.2')
+  expect(remoteWords({ remote_host: 'box.example', remote_unreachable: true })).toBe('on box.example, unreachable')
+})
+
+it('says what a kill deletes: the worktree and branch, the checkout kept in place, or the remote ended with delete_cmd', () => {
+  const session = { path: '/src/shop-otter', branch: 'me/otter', in_place: false }
+  expect(killWords(session)).toContain('its worktree /src/shop-otter and its branch me/otter are deleted')
+  expect(killWords({ ...session, in_place: true, path: '/src/shop' })).toContain('the checkout /src/shop is kept')
+  const remote = killWords({ ...session, in_place: true, remote_host: '10.0.0.2' })
+  expect(remote).toContain("its session on 10.0.0.2 is ended, the repository's delete_cmd is run")
+  expect(remote).not.toContain('/src/shop')
 })

@@ -52,6 +52,23 @@ export function ago(at: string, now: number): string {
   return span < 60_000 ? 'just now' : `${duration(span)} ago`
 }
 
+/** Where a session runs, for people: "" on this machine, else "on <host>" (a hook session's remote), ", unreachable" while it does not answer. */
+export function remoteWords(session: { remote_host?: string | undefined; remote_unreachable?: boolean | undefined }): string {
+  if (session.remote_host === undefined) return ''
+  return `on ${session.remote_host}${session.remote_unreachable ? ', unreachable' : ''}`
+}
+
+/** What a kill deletes, said before it is confirmed. */
+export function killWords(session: { path: string; branch: string; in_place: boolean; remote_host?: string | undefined }): string {
+  const ends =
+    session.remote_host !== undefined
+      ? `its session on ${session.remote_host} is ended, the repository's delete_cmd is run`
+      : session.in_place
+        ? `the checkout ${session.path} is kept`
+        : `its worktree ${session.path} and its branch ${session.branch} are deleted`
+  return `Its agent and tabs are stopped, ${ends}, and the session is forgotten. This cannot be undone.`
+}
+
 /** A project's name for people: its checkout directory's name. */
 export function projectName(repoPath: string): string {
   return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath

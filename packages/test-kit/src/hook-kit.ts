@@ -41,8 +41,11 @@ export function hookConfig(state: string, place: Place): Record<string, unknown>
   }
 }
 
-/** Makes the world; the repository's config is trusted unless `trust` is false. */
-export async function openHookWorld(homes: ReturnType<typeof tempHomes>, { trust = true, env = {} } = {}): Promise<HookWorld> {
+/** Makes the world; the repository's config is trusted unless `trust` is false; `settings` go into the home daemon's config. */
+export async function openHookWorld(
+  homes: ReturnType<typeof tempHomes>,
+  { trust = true, env = {}, settings = {} }: { trust?: boolean; env?: Record<string, string>; settings?: Record<string, unknown> } = {},
+): Promise<HookWorld> {
   const dir = await homes.make()
   const origin = join(dir, 'o.git')
   execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin])
@@ -54,7 +57,7 @@ export async function openHookWorld(homes: ReturnType<typeof tempHomes>, { trust
   const place = await makePlace()
   await mkdir(join(repo, '.svc'))
   await writeFile(join(repo, '.svc', 'config.json'), JSON.stringify(hookConfig(state, place)))
-  const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env })
+  const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env, settings })
   if (trust) await daemon.client.call('TrustProject', { path: repo })
   return { dir, repo, origin, state, place, daemon }
 }

@@ -3,7 +3,31 @@ import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { AGENT, browserPresent, launchChromium, openSessionDaemon, paneText, send, session, startDaemon, startSessionDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import {
+  AGENT,
+  alive,
+  browserPresent,
+  closeHookWorld,
+  hookCalls,
+  launchChromium,
+  openHookWorld,
+  openSessionDaemon,
+  paneText,
+  placeLabel,
+  remoteDirs,
+  remoteOf,
+  remotePid,
+  runCli,
+  send,
+  session,
+  startDaemon,
+  startSessionDaemon,
+  tempHomes,
+  waitFor,
+  waitForSession,
+  type HookWorld,
+  type TestDaemon,
+} from '@svc/test-kit'
 
 /** The web UI in a real browser against a real daemon, logged in by the URL `svc web` prints. */
 const present = browserPresent('web-ui.test.ts')
@@ -257,6 +281,54 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'after-restart', program: 'claude' })
     await page.locator('[data-session=after-restart]').waitFor()
     expect(await page.locator('[data-session=alpha]').count()).toBe(1)
+  })
+})
+
+// A daemon of its own: the hook world's repository has a trusted launch_cmd and delete_cmd.
+describe.skipIf(!present)(`a hook session in the web UI, its agent server ${placeLabel()}`, { timeout: 90_000 }, () => {
+  const hookHomes = tempHomes()
+  let world: HookWorld
+  let context: BrowserContext
+  afterAll(async () => {
+    await context?.close()
+    await closeHookWorld(world)
+    await hookHomes.release()
+  })
+
+  it('is created with the CLI, shown with its host, typed into in the browser, and killed with its remote cleaned up', async () => {
+    world = await openHookWorld(hookHomes, { settings: { network: { listen_addr: '127.0.0.1:0' } } })
+    const created = await runCli(['sessions', 'create', 'web-hook', '--backend', 'hook', '--repo', world.repo], { SERVICE_HOME: world.daemon.home })
+    expect(created.code, created.stderr).toBe(0)
+    const addr = (await world.daemon.client.call('Health')).listeners.tcp_bound_addr
+    const token = (await readFile(world.daemon.paths.token, 'utf8')).trim()
+    context = await launchChromium(await hookHomes.make())
+    const remotePage = await context.newPage()
+    await remotePage.goto(`http://${addr}/?token=${token}`)
+    const row = remotePage.locator('[data-session=web-hook]')
+    await row.locator('.remote', { hasText: `on ${world.place.address}` }).waitFor()
+    expect(await row.locator('.remote.unreachable').count()).toBe(0)
+
+    // Its terminal is the remote pane, through the home daemon's stream.
+    await row.click()
+    await remotePage.locator('.session-head .meta', { hasText: `on ${world.place.address}` }).waitFor()
+    await waitFor(async () => (await terminalText(remotePage)).includes('fake-agent ready') || undefined, 30_000)
+    await remotePage.locator('.xterm-helper-textarea').focus()
+    await remotePage.keyboard.type('typed to the remote\r')
+    await waitFor(async () => (await terminalText(remotePage)).includes('received: typed to the remote') || undefined)
+    const remote = remoteOf(world.state, 'web-hook')
+    const pane = (await session(world.daemon, 'web-hook')).tabs[0]?.tmux_name as string
+    expect(paneText(remote.home, pane)).toContain('received: typed to the remote')
+
+    const pid = remotePid(world.state, 'web-hook')
+    await remotePage.getByRole('button', { name: 'Kill' }).click()
+    const question = remotePage.getByRole('alertdialog')
+    expect(await question.innerText()).toContain(`its session on ${world.place.address} is ended, the repository's delete_cmd is run`)
+    await question.getByRole('button', { name: 'Yes, kill' }).click()
+    await remotePage.locator('.empty', { hasText: 'This session no longer exists.' }).waitFor({ timeout: 30_000 })
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'web-hook']) })
+    expect(alive(pid)).toBe(false)
+    expect(remoteDirs(world.state)).toEqual([])
   })
 })
 

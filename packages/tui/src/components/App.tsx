@@ -4,6 +4,7 @@ import type { Live } from '../live.js'
 import { handoff, refusal } from '../refusal.js'
 import { moveSelection, sessionRows } from '../state/rows.js'
 import type { Session } from '../state/types.js'
+import { killWords } from '../state/words.js'
 import { Confirm } from './Confirm.js'
 import { Filter } from './Filter.js'
 import { Form } from './Form.js'
@@ -41,12 +42,6 @@ export interface AppProps {
   cwd: string
   memory: Memory
   onExit: (outcome: Outcome) => void
-}
-
-/** What a kill deletes, said before it is confirmed. */
-export function killDetail(session: Session): string {
-  const kept = session.in_place ? `the checkout ${session.path} is kept` : `its worktree ${session.path} and its branch ${session.branch} are deleted`
-  return `Its agent and tabs are stopped, ${kept}, and the session is forgotten. This cannot be undone.`
 }
 
 const PAGE = 10
@@ -199,7 +194,7 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
     kill: (session: Session) => (
       <Confirm
         question={`Kill ${session.title}?`}
-        detail={killDetail(session)}
+        detail={killWords(session)}
         onAnswer={(yes) =>
           yes
             ? submit(`killing ${session.title}`, async () => {

@@ -3,6 +3,7 @@ import { Box } from 'ink'
 import type { Connection } from '../live.js'
 import type { Row } from '../state/rows.js'
 import type { Session } from '../state/types.js'
+import { remoteWords } from '../state/words.js'
 import { Footer } from './Footer.js'
 import { Header, type Notice } from './Header.js'
 import { PreviewPane } from './PreviewPane.js'
@@ -49,7 +50,7 @@ export function Screen(props: ScreenProps) {
       {props.view ?? (
         <Box flexDirection={wide ? 'row' : 'column'} height={body} columnGap={1}>
           <SessionList rows={props.rows} selected={props.selected?.id} width={listWidth} height={listHeight} now={props.now} />
-          {props.dialog ?? <PreviewPane title={props.selected?.title} text={props.preview} width={side.width} height={side.height} />}
+          {props.dialog ?? <PreviewPane title={props.selected?.title} where={props.selected && remoteWords(props.selected)} text={props.preview} width={side.width} height={side.height} />}
         </Box>
       )}
       <Box height={2} flexShrink={0}>

@@ -15,6 +15,14 @@ describe('SessionRow', () => {
     expect(line.startsWith(' ')).toBe(true)
   })
 
+  it('shows where a hook session runs, and "unreachable" while its remote does not answer', () => {
+    const session = sampleSession({ title: 'remote', liveness_name: 'ready', idle_reason: 'settled-after-pane-change', backend: 'hook', remote_host: '10.0.0.2' })
+    const render160 = (overrides = {}) => render(<SessionRow session={{ ...session, ...overrides }} attention={undefined} selected={false} width={160} now={SAMPLE_NOW} />).lastFrame() ?? ''
+    expect(render160()).toContain('claude@10.0.0.2')
+    expect(render160()).not.toContain('unreachable')
+    expect(render160({ remote_unreachable: true })).toContain('unreachable · done: your turn')
+  })
+
   it('marks a session that needs its user, and fits 80 columns', () => {
     const { lastFrame } = render(<SessionRow session={sampleSession({ title: 'a-rather-long-session-title-indeed' })} attention="settled" selected width={80} now={SAMPLE_NOW} />)
     const line = lastFrame() ?? ''

@@ -16,8 +16,9 @@ const STATE_COLORS: Record<string, string> = {
 export function columns(width: number) {
   const rest = Math.max(30, width - 23)
   const title = Math.floor(rest * 0.24)
-  const idle = Math.floor(rest * 0.36)
-  const program = Math.max(8, Math.floor(rest * 0.12))
+  const idle = Math.floor(rest * 0.32)
+  // Room for a hook session's "program@" at 80 columns.
+  const program = Math.max(9, Math.floor(rest * 0.16))
   return { mark: 2, state: 16, title, idle, program, branch: rest - title - idle - program, age: 5 }
 }
 
@@ -39,7 +40,10 @@ function Cell({ width, children, color }: { width: number; children: string; col
   )
 }
 
-/** One session: attention mark, state glyph and word, title, idle reason, program, branch, age of the last pane change. */
+/**
+ * One session: attention mark, state glyph and word, title, idle reason, program, branch, age of the last pane change.
+ * A hook session's program reads `program@host`, and its idle reason starts with "unreachable" while its remote does not answer.
+ */
 export function SessionRow({ session, attention, selected, width, now }: SessionRowProps) {
   const widths = columns(width)
   const { glyph, word } = stateOf(session)
@@ -58,10 +62,10 @@ export function SessionRow({ session, attention, selected, width, now }: Session
           {session.title}
         </Text>
       </Box>
-      <Cell width={widths.idle} color={session.idle_reason ? 'yellow' : undefined}>
-        {idleWords(session)}
+      <Cell width={widths.idle} color={session.remote_unreachable ? 'red' : session.idle_reason ? 'yellow' : undefined}>
+        {session.remote_unreachable ? ['unreachable', idleWords(session)].filter(Boolean).join(' · ') : idleWords(session)}
       </Cell>
-      <Cell width={widths.program}>{session.program}</Cell>
+      <Cell width={widths.program}>{session.remote_host === undefined ? session.program : `${session.program}@${session.remote_host}`}</Cell>
       <Cell width={widths.branch} color="gray">
         {session.branch}
       </Cell>

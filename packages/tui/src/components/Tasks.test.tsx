@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { render } from 'ink-testing-library'
-import { SAMPLE_NOW, sampleSession } from '../sample.js'
+import { SAMPLE_NOW } from '../sample.js'
 import type { Task } from '../state/types.js'
-import { killDetail } from './App.js'
 import { health, nextRun, Tasks } from './Tasks.js'
 import { KEY, type } from './test-keys.js'
 
@@ -73,13 +72,5 @@ describe('Tasks', () => {
     )
     await type(app, 'n', 'nightly', KEY.enter, KEY.enter, '0 3 * * *', KEY.enter, 'run the suite', KEY.enter)
     expect(added).toEqual({ name: 'nightly', project_path: '/src/shop', cron_expr: '0 3 * * *', prompt: 'run the suite' })
-  })
-})
-
-describe('kill confirmation', () => {
-  it('says what is deleted, and what an in-place session keeps', () => {
-    const session = sampleSession({ title: 'otter' })
-    expect(killDetail(session)).toContain(`its worktree ${session.path} and its branch ${session.branch} are deleted`)
-    expect(killDetail(sampleSession({ in_place: true, path: '/src/shop' }))).toContain('the checkout /src/shop is kept')
   })
 })

@@ -1,14 +1,14 @@
 import type { AttentionReason } from '@svc/protocol'
 import type { Fleet } from './fleet.js'
 import type { Session } from './types.js'
-import { idleWords, projectName, stateOf } from './words.js'
+import { idleWords, projectName, remoteWords, stateOf } from './words.js'
 
 export type Row =
   | { kind: 'group'; key: string; name: string; count: number }
   | { kind: 'session'; key: string; session: Session; attention: AttentionReason | undefined }
 
 export interface RowOptions {
-  /** Words every shown session must contain (title, project, branch, program, state), any case. */
+  /** Words every shown session must contain (title, project, branch, program, state, remote host), any case. */
   filter: string
   /** Sessions needing their user first, in a group of their own. */
   attentionFirst: boolean
@@ -17,7 +17,7 @@ export interface RowOptions {
 const ATTENTION_GROUP = 'needs you'
 
 function haystack(session: Session): string {
-  return [session.title, projectName(session.repo_path), session.branch, session.program, stateOf(session).word, idleWords(session)]
+  return [session.title, projectName(session.repo_path), session.branch, session.program, stateOf(session).word, idleWords(session), remoteWords(session)]
     .join(' ')
     .toLowerCase()
 }

@@ -1,5 +1,5 @@
 // The words of idle reasons, ages and projects are shared with the web UI and the CLI: see @svc/protocol's words.ts.
-export { age, duration, idleWords, projectName } from '@svc/protocol'
+export { age, duration, idleWords, killWords, projectName, remoteWords } from '@svc/protocol'
 import type { LivenessName } from '@svc/protocol'
 import type { Session } from './types.js'
 

@@ -32,3 +32,12 @@ it('badges a session that needs the user', () => {
   const { getByText } = render(<SessionRow session={base} attention="settled" />)
   expect(getByText('needs you')).toBeTruthy()
 })
+
+it('says where a hook session runs beside its program, and marks it unreachable while its remote does not answer', () => {
+  const remote = { ...base, backend: 'hook', remote_host: '10.0.0.2' }
+  const { container, rerender } = render(<SessionRow session={remote} attention={undefined} />)
+  expect(container.querySelector('.program')?.textContent).toBe('claude on 10.0.0.2')
+  expect(container.querySelector('.remote.unreachable')).toBeNull()
+  rerender(<SessionRow session={{ ...remote, remote_unreachable: true }} attention={undefined} />)
+  expect(container.querySelector('.remote.unreachable')?.textContent).toBe(' on 10.0.0.2, unreachable')
+})

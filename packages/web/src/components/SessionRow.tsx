@@ -1,4 +1,4 @@
-import { age, idleWords } from '@svc/protocol/browser'
+import { age, idleWords, remoteWords } from '@svc/protocol/browser'
 import type { Session } from '../api'
 import { hrefOf } from '../route'
 
@@ -24,7 +24,10 @@ export function SessionRow({ session, attention }: { session: Session; attention
       </span>
       <span className="state">{state}</span>
       <span className="reason">{idleWords(session)}</span>
-      <span className="program">{session.program}</span>
+      <span className="program">
+        {session.program}
+        {session.remote_host !== undefined ? <span className={session.remote_unreachable ? 'remote unreachable' : 'remote'}> {remoteWords(session)}</span> : null}
+      </span>
       <span className="branch">{session.branch}</span>
       <span className="age">{age(session.last_pane_churn_at, Date.now())}</span>
     </a>

@@ -1,4 +1,4 @@
-import { idleWords } from '@svc/protocol/browser'
+import { idleWords, killWords, remoteWords } from '@svc/protocol/browser'
 import { useEffect, useState } from 'react'
 import { api, type Session } from '../api'
 import { ConfirmButton } from '../components/Confirm'
@@ -22,7 +22,7 @@ export function SessionPage({ id }: { id: string }) {
         <span className={`state state-${session.liveness_name}`}>{session.liveness_name || session.status_name}</span>
         <span className="reason">{idleWords(session)}</span>
         <span className="meta">
-          {session.program} · {session.branch}
+          {[session.program, session.branch, remoteWords(session)].filter(Boolean).join(' · ')}
         </span>
       </div>
       <nav className="tabs">
@@ -74,7 +74,7 @@ function Lifecycle({ session, bootId }: { session: Session; bootId: string }) {
       {session.can_kill ? (
         <ConfirmButton
           label="Kill"
-          question={`Kill ${session.title}? This ends its agent and tabs and deletes its worktree, the branch ${session.branch} and the record.`}
+          question={`Kill ${session.title}? ${killWords(session)}`}
           onConfirm={() => void run(async () => void (await api.call('KillSession', { id: session.id })))}
         />
       ) : null}
