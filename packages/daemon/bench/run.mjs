@@ -7,11 +7,12 @@ import { run as tasks } from './tasks.mjs'
 import { run as reliability } from './reliability.mjs'
 import { run as events } from './events.mjs'
 import { run as stream } from './stream.mjs'
+import { run as relay } from './relay.mjs'
 import { run as webtab } from './webtab.mjs'
 import { run as tui } from './tui.mjs'
 import { run as web } from './web.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui, web }
+const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web }
 const only = process.argv.slice(2)
 
 process.stdout.write(
