@@ -7,12 +7,13 @@ import { run as tasks } from './tasks.mjs'
 import { run as reliability } from './reliability.mjs'
 import { run as events } from './events.mjs'
 import { run as stream } from './stream.mjs'
+import { run as relay } from './relay.mjs'
 import { run as webtab } from './webtab.mjs'
 import { run as tui } from './tui.mjs'
 import { run as web } from './web.mjs'
 import { run as hook } from './hook.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, webtab, tui, web, hook }
+const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook }
 const only = process.argv.slice(2)
 
 process.stdout.write(

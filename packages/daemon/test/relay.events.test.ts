@@ -36,7 +36,7 @@ function recordingRelay(silenceMs = 40_000) {
       onSession: (homeId, row, kind) => sessions.push({ homeId, row, kind }),
       onReachability: (endpoint, reachable, error) => reachability.push({ endpoint, reachable, ...(error ? { error } : {}) }),
     },
-    { retryMs: 100, retryMaxMs: 400, silenceMs },
+    { timings: { retryMs: 100, retryMaxMs: 400, silenceMs } },
   )
   const next = (accept: (report: Report) => boolean, from = 0, timeoutMs = 15_000) => waitFor(() => sessions.slice(from).find(accept), timeoutMs)
   return { relay, sessions, reachability, next }
@@ -74,9 +74,9 @@ describe(`the event relay, its remote ${placeLabel()}`, () => {
       await server.client.call('SendPrompt', { id: first.id, title: 'first', prompt: 'relay me' })
       const updated = await next((report) => report.homeId === 'home-first' && report.kind === 'session.updated', mark)
       expect(updated.row?.id).toBe(first.id)
-      // Each report names the home id of the session it carries (the second may settle meanwhile).
-      const remoteOf = (homeId: string) => (homeId === 'home-first' ? first.id : second.id)
-      expect(sessions.slice(mark).filter((report) => report.row !== undefined && report.row.id !== remoteOf(report.homeId))).toEqual([])
+      // Each session's frames under its own home id, never another's.
+      const remoteOf: Record<string, string> = { 'home-first': first.id, 'home-second': second.id }
+      expect(sessions.filter((report) => report.row !== undefined && report.row.id !== remoteOf[report.homeId])).toEqual([])
 
       relay.unwatch('home-first')
       const direct = await recordEvents(server.client)

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino'
 import { createClient, EVENTS_PING_MS, type AttentionReason, type Client, type FeedFrame } from '@svc/protocol'
 import type { SessionWire } from '../sessions/record.js'
 import { SerialQueue } from '../serial.js'
@@ -35,6 +36,12 @@ export interface RelayTimings {
 
 export const RELAY_TIMINGS: RelayTimings = { retryMs: 500, retryMaxMs: 30_000, silenceMs: 2 * EVENTS_PING_MS + 5_000 }
 
+export interface RelayOptions {
+  timings?: RelayTimings
+  /** Where a listener's failure is logged (the relay goes on with the next frame). */
+  log?: Logger
+}
+
 type SessionFrame = Extract<FeedFrame, { type: `session.${string}` }>
 const isSessionFrame = (frame: FeedFrame): frame is SessionFrame => frame.type.startsWith('session.')
 
@@ -57,6 +64,7 @@ class Feed {
     token: string,
     private readonly listener: RelayListener,
     private readonly timings: RelayTimings,
+    private readonly log: Logger | undefined,
   ) {
     this.client = createClient({ url: endpoint, token }, { timeoutMs: timings.silenceMs })
     void this.run()
@@ -64,7 +72,7 @@ class Feed {
 
   /** A session added while connected is read at once: what changed since its create was not relayed. */
   added(remoteId: string): void {
-    if (this.seq !== undefined) void this.queue.run(() => this.resync([remoteId]))
+    if (this.seq !== undefined) void this.inTurn(() => this.resync([remoteId]), 'snapshot')
   }
 
   close(): void {
@@ -74,7 +82,12 @@ class Feed {
   private async run(): Promise<void> {
     const { retryMs, retryMaxMs, silenceMs } = this.timings
     const feed = this.client.events({ signal: this.abort.signal, retryMs, retryMaxMs, silenceMs, onDown: (error) => this.down(error) })
-    for await (const frame of feed) await this.queue.run(() => this.take(frame))
+    for await (const frame of feed) await this.inTurn(() => this.take(frame), frame.type)
+  }
+
+  /** Runs after what came before; a listener's failure is logged and the feed goes on. */
+  private inTurn(work: () => Promise<void>, what: string): Promise<void> {
+    return this.queue.run(work).catch((error: unknown) => this.log?.error({ err: error, endpoint: this.endpoint, frame: what }, 'event relay listener failed'))
   }
 
   private down(error: Error): void {
@@ -141,7 +154,7 @@ export class EventRelay {
 
   constructor(
     private readonly listener: RelayListener,
-    private readonly timings: RelayTimings = RELAY_TIMINGS,
+    private readonly options: RelayOptions = {},
   ) {}
 
   watch(link: RemoteLink): void {
@@ -149,7 +162,7 @@ export class EventRelay {
     const key = `${link.endpoint}\n${link.token}`
     let feed = this.feeds.get(key)
     if (!feed) {
-      feed = new Feed(link.endpoint, link.token, this.listener, this.timings)
+      feed = new Feed(link.endpoint, link.token, this.listener, this.options.timings ?? RELAY_TIMINGS, this.options.log)
       this.feeds.set(key, feed)
     }
     feed.watched.set(link.remoteId, link.homeId)
