@@ -10,7 +10,7 @@ import { committed, type SessionRef, type SessionTable } from '../sessions/table
 import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
-import { setState, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import type { Runtime } from '../sessions/runtime.js'
 import { tabKindOf } from '../sessions/tabs.js'
 import { allocateTitle } from '../sessions/titles.js'
@@ -174,14 +174,18 @@ export class HookRuntime implements Runtime {
 
   /** The remote's row (none: the remote no longer has the session, which is dead) into the record, saved when it changed. */
   private async apply(record: SessionRecord, row: SessionWire | undefined): Promise<void> {
+    const { table } = this.options
     const place = placeOf(record)
+    const before = stateOf(record)
     let changed = place.unreachable === true
     delete place.unreachable
     if (row) changed = mirror(record, row) || changed
     else changed = setState(record, 'dead') || changed
-    if (!changed || !this.options.table.records.has(record.id)) return
-    this.options.table.touch(record)
-    await this.options.table.save(record, false)
+    if (!changed || !table.records.has(record.id)) return
+    table.touch(record)
+    await table.save(record, false)
+    // As the observer says of a local session: task runs in it complete on this.
+    if (before === 'running' && stateOf(record) === 'ready') table.emit(record.id, 'settled')
   }
 
   /** The remote stopped answering: the record keeps its last-known state, marked so. */
@@ -358,13 +362,38 @@ export class HookRuntime implements Runtime {
 
   // ---------------------------------------------------------------- forwarded
 
+  /** The remote's verdict on a prompt typed into the session; the caller holds the session. */
+  private async prompt(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
+    const { status } = await this.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt })
+    await this.refresh(record).catch(() => {})
+    return status
+  }
+
   sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
     if (!request.prompt) throw new InvalidRequest('prompt is required')
     return this.options.table.operate(request, async (record) => {
       liveOrRefuse(record)
-      const { status } = await this.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt: request.prompt })
+      return this.prompt(record, request.prompt as string)
+    })
+  }
+
+  /**
+   * DeliverPrompt: the remote's SendPrompt verdict; with `defer_while_attached`, the
+   * remote's DeliverPrompt, which knows whether a person is at the terminal there (leases
+   * taken through the home reach it) and delivers a deferred prompt itself later.
+   */
+  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+    return this.options.table.operate(ref, async (record) => {
+      liveOrRefuse(record)
+      const prompt = request.prompt as string
+      if (!request.defer_while_attached) return { status: 'sent', delivery: await this.prompt(record, prompt) }
+      // Named by title there: asked only of a session the remote has, so it never creates one.
+      const { instances } = await this.ask(record, 'Snapshot', {})
+      const row = instances.find((instance) => instance.id === placeOf(record).remote_id)
+      if (!row) throw new Refused(`the remote agent server at ${hostOf(placeOf(record).endpoint)} no longer has hook session ${quote(record.title)}`)
+      const answer = await this.ask(record, 'DeliverPrompt', { title: row.title, repo_path: row.repo_path, prompt, defer_while_attached: true })
       await this.refresh(record).catch(() => {})
-      return status
+      return answer
     })
   }
 

@@ -239,7 +239,7 @@ export class Sessions {
   }
 
   deliverPromptTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
-    return this.prompts.deliverTo(request)
+    return this.prompts.deliverTo(request, (ref) => this.runtimeOf(ref).deliverPrompt(ref, request))
   }
 
   /** Resumes a session at its usage limit, or retries a handoff brief that may not have arrived. */
