@@ -1,8 +1,9 @@
-import { openSync, writeFileSync } from 'node:fs'
+import { existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from '@svc/protocol'
 import {
+  alive,
   CLI_MAIN,
   closeHookWorld,
   hookCalls,
@@ -93,6 +94,27 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     events.close()
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
     expect(remoteDirs(world.state)).toEqual([])
+  })
+
+  it('runs delete_cmd at the next start for a create the home daemon died in, leaving nothing on either side', async () => {
+    const creating = join(world.daemon.home, 'creating')
+    const tokens = join(world.daemon.home, 'remote-tokens')
+    void world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title: 'slow', backend: 'hook' }).catch(() => {})
+    // launch_cmd has started the agent server and waits before printing its endpoint.
+    await waitFor(() => existsSync(join(world.state, 'slow', 'endpoint.json')), 40_000)
+    expect(readdirSync(creating).map((name) => JSON.parse(readFileSync(join(creating, name), 'utf8')) as unknown)).toEqual([
+      expect.objectContaining({ title: 'slow', repo_path: world.repo, hook: { slug: 'slow' } }),
+    ])
+    const server = remotePid(world.state, 'slow')
+    await world.daemon.stop('SIGKILL')
+    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'slow']) })
+    expect(remoteDirs(world.state)).not.toContain('slow')
+    expect(alive(server)).toBe(false)
+    expect(readdirSync(creating)).toEqual([])
+    expect(existsSync(tokens) ? readdirSync(tokens) : []).toEqual([])
+    expect((await world.daemon.client.call('Snapshot', {})).instances.map((row) => row.title)).not.toContain('slow')
+    expect(readFileSync(world.daemon.paths.log, 'utf8')).toContain('removed what an interrupted CreateSession left behind')
   })
 
   it('is reaped with force_reap: delete_cmd runs, the record and the token go', async () => {

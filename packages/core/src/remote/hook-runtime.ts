@@ -22,6 +22,7 @@ import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
 import { slugOf } from './slug.js'
 import type { RemoteTokens } from './tokens.js'
+import type { CreationJournal, HookIntent } from '../sessions/reconcile.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -34,6 +35,18 @@ export interface HookOptions {
   hookEnv(): NodeJS.ProcessEnv
   /** How long launch_cmd and delete_cmd may take. */
   timeoutMs: number
+  /** CreateSession's intents: a create the daemon died in runs delete_cmd at the next start. */
+  creations: Pick<CreationJournal, 'begin' | 'end' | 'undo'>
+}
+
+/** A launch that failed for a reason fit to show; the token, when there was one, to redact. */
+class LaunchFailed extends Error {
+  constructor(
+    reason: string,
+    readonly token?: string,
+  ) {
+    super(reason)
+  }
 }
 
 /** What a hook create needs that the lifecycle already worked out. */
@@ -47,6 +60,11 @@ export interface HookCreate {
 /** The remote's place of a hook record (set on every hook record). */
 function placeOf(record: SessionRecord): NonNullable<SessionRecord['remote']> {
   return record.remote as NonNullable<SessionRecord['remote']>
+}
+
+/** The creation intent of a hook record: its slug, for delete_cmd. */
+function hookIntent(record: SessionRecord): HookIntent {
+  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug } }
 }
 
 function notYet(what: string): Promise<never> {
@@ -268,6 +286,8 @@ export class HookRuntime implements Runtime {
         remote: { endpoint: '', remote_id: '', slug, via: 'launch' },
       }
       setState(reserved, 'loading')
+      // Before launch_cmd runs: a daemon that dies from here on runs delete_cmd at its next start.
+      await this.options.creations.begin(hookIntent(reserved))
       // Shown as loading meanwhile; its title and slug are taken.
       table.records.set(reserved.id, reserved)
       table.creating.add(reserved.id)
@@ -278,11 +298,43 @@ export class HookRuntime implements Runtime {
     } catch (error) {
       table.forget(record.id)
       this.drop(record.id)
-      throw error
+      throw await this.launchUndone(hookIntent(record), error)
     } finally {
       table.created(record.id)
     }
+    await this.options.creations.end(record.id)
     return record
+  }
+
+  /**
+   * Undoes what a hook create's launch_cmd may have started: delete_cmd --name <slug>
+   * (as the repository's config names it now: refused while it is not trusted), then the
+   * token file. What went wrong with delete_cmd, or undefined.
+   */
+  async undoLaunch(intent: HookIntent): Promise<string | undefined> {
+    const settings = await this.options.resolver.runnable(intent.repo_path)
+    const failure = await this.runDelete(settings, intent.repo_path, intent.hook.slug)
+    await this.options.tokens.remove(intent.id)
+    return failure
+  }
+
+  /**
+   * A create that failed: undone, its intent spent unless delete_cmd failed (the next
+   * start tries again). Answers the error to throw: a launch failure as a refusal saying
+   * what delete_cmd did, the token redacted.
+   */
+  private async launchUndone(intent: HookIntent, error: unknown): Promise<unknown> {
+    const { creations, log } = this.options
+    let failure: string | undefined
+    try {
+      await creations.undo(intent, this.options.table.records.values(), this.options.hookEnv())
+    } catch (undoError) {
+      failure = (undoError as Error).message
+      log.warn({ err: undoError, session: intent.title }, 'could not undo a hook session that failed to start')
+    }
+    if (!(error instanceof LaunchFailed)) return error
+    const cleanup = failure ? `; then ${failure}` : `; delete_cmd --name ${intent.hook.slug} ran`
+    return new Refused(redact(`could not start hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
   }
 
   private async launch(
@@ -292,15 +344,9 @@ export class HookRuntime implements Runtime {
     const { table, tokens } = this.options
     const place = placeOf(record)
     const root = record.repo_path
-    const fail = async (reason: string, token?: string): Promise<never> => {
-      const deleted = await this.runDelete(settings, root, place.slug)
-      await tokens.remove(record.id)
-      const cleanup = deleted ? `; then ${deleted}` : `; delete_cmd --name ${place.slug} ran`
-      throw new Refused(redact(`could not start hook session ${quote(record.title)}: ${reason}${cleanup}`, token))
-    }
     const run = await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch])
     const endpoint = this.launchFailure(run)
-    if (typeof endpoint === 'string') return fail(endpoint)
+    if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url
     this.clients.set(record.id, { client: remoteClient(endpoint), token: endpoint.token })
@@ -308,12 +354,12 @@ export class HookRuntime implements Runtime {
     try {
       const health = await this.call(record, 'Health')
       const workspace = health.agent_server?.workspace
-      if (!workspace) return await fail(`${endpoint.url} is not an svc agent server (its Health names no agent_server.workspace)`, endpoint.token)
+      if (!workspace) throw new LaunchFailed(`${endpoint.url} is not an svc agent server (its Health names no agent_server.workspace)`, endpoint.token)
       row = (await this.call(record, 'CreateSession', { title: record.title, repo_path: workspace, program: commandLine, in_place: true, ...(prompt ? { prompt } : {}) })).instance
     } catch (error) {
-      if (error instanceof Refused) throw error
+      if (error instanceof LaunchFailed) throw error
       const what = error instanceof DaemonError ? 'the remote agent server refused the session' : 'the remote agent server did not answer'
-      return fail(`${what}: ${(error as Error).message}`, endpoint.token)
+      throw new LaunchFailed(`${what}: ${(error as Error).message}`, endpoint.token)
     }
     place.remote_id = row.id
     mirror(record, row)
