@@ -5,7 +5,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino'
 import { MAX_BODY_BYTES } from '@svc/protocol'
 import type { Core } from '@svc/core'
+import type { WebSocketServer } from 'ws'
 import { answerClientError } from './client-error.js'
+import { closeWebSockets } from './going-away.js'
 import { decoding } from './plugins/decoding.js'
 import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { networkSafety } from './plugins/network-safety.js'
@@ -50,6 +52,8 @@ export interface App {
   upgrade: UpgradeListener
   /** Every route registered, as Fastify saw it. */
   served: Array<{ method: string; url: string }>
+  /** Ends the live WebSockets (1001): the first step of a stop. */
+  closeWebSockets(): Promise<void>
 }
 
 /** The HTTP surface: one plugin per concern, then one per route group. */
@@ -98,8 +102,10 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
   // The WebSocket plugin hooks and wraps every route in its scope, so only the routes that
   // upgrade share it. Upgrades are routed through the same hooks as requests: the gate
   // runs before any socket is accepted.
+  let sockets: WebSocketServer | undefined
   await fastify.register(async (upgrading) => {
     await upgrading.register(websocket)
+    sockets = upgrading.websocketServer
     await upgrading.register(eventRoutes(core))
     await upgrading.register(streamRoutes(core, hub, (session, repoId) => core.sessions.remoteLink(session, repoId)))
     await upgrading.register(webtabRoutes(core, token))
@@ -111,5 +117,6 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
   await fastify.register(webUi, { root: process.env.SVC_WEB_ROOT ?? webUiRoot() })
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
-  return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served }
+  const server = sockets as WebSocketServer
+  return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served, closeWebSockets: () => closeWebSockets(server) }
 }

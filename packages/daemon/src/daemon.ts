@@ -127,7 +127,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, options:
       previews: { origins, port: () => preview?.port() },
       ...(options.agentServer ? { agentServer: options.agentServer } : {}),
     })
-    // The socket's server stops after Fastify, whose close ends the feed and stream websockets it would wait for.
+    // The socket's server stops after Fastify, whose close ends what the WebSocket plugin still holds.
     let closeUnix = async () => {}
     cleanups.push(() => closeUnix())
     cleanups.push(() => app.fastify.close())
@@ -137,6 +137,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, options:
     preview = new TcpListener('preview', previewApp.handler, previewApp.upgrade, log)
     const [network, previews] = [tcp, preview]
     cleanups.push(() => network.close(), () => previews.close())
+    // First of all: a listener's close would wait on every WebSocket a client keeps open.
+    cleanups.push(() => Promise.all([app.closeWebSockets(), previewApp.closeWebSockets()]).then(() => {}))
 
     closeUnix = await listenUnix(app.server, paths.socket)
     // A failed bind is logged and reported by Health; the daemon serves on its socket regardless.

@@ -1,8 +1,9 @@
-import { openSync, writeFileSync } from 'node:fs'
+import { existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from '@svc/protocol'
 import {
+  alive,
   CLI_MAIN,
   closeHookWorld,
   hookCalls,
@@ -39,22 +40,8 @@ async function createHook(title: string) {
 }
 
 /** SIGKILLs the agent server of `slug`: nothing answers at its endpoint, its tmux goes on. */
-function killRemote(slug: string): number {
-  const pid = remotePid(world.state, slug)
-  process.kill(pid, 'SIGKILL')
-  return pid
-}
-
-/** Until the pid is reaped: a daemon's singleton lock takes a zombie holder for a live one. */
-function reaped(pid: number): Promise<unknown> {
-  return waitFor(() => {
-    try {
-      process.kill(pid, 0)
-      return false
-    } catch {
-      return true
-    }
-  }, 60_000)
+function killRemote(slug: string): void {
+  process.kill(remotePid(world.state, slug), 'SIGKILL')
 }
 
 /** Starts the agent server of `slug` again on its home, workspace and port, where launch.mjs had it. */
@@ -73,7 +60,7 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     const before = await createHook('far')
     const remote = remoteOf(world.state, 'far')
     const [remoteBefore] = (await createClient({ url: remote.url, token: remote.token }).call('Snapshot', {})).instances
-    const killed = killRemote('far')
+    killRemote('far')
 
     const down = await waitForSession(world.daemon, 'far', (row) => row.remote_unreachable === true)
     expect(down).toMatchObject({ id: before.id, liveness_name: before.liveness_name, idle_reason: before.idle_reason, remote_host: world.place.address })
@@ -84,7 +71,7 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     expect(prompt.json.error.message).toContain(`the remote of hook session "far" at ${world.place.address} does not answer`)
     expect(hookCalls(world.state).filter((call) => call.hook === 'delete')).toEqual([])
 
-    await reaped(killed)
+    // At once, while the killed server may still be an unreaped zombie: its singleton lock counts as free.
     restartRemote('far')
     const back = await waitForSession(world.daemon, 'far', (row) => row.remote_unreachable === undefined && row.liveness_name === 'ready', 40_000)
     expect(back.id).toBe(before.id)
@@ -107,6 +94,27 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     events.close()
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
     expect(remoteDirs(world.state)).toEqual([])
+  })
+
+  it('runs delete_cmd at the next start for a create the home daemon died in, leaving nothing on either side', async () => {
+    const creating = join(world.daemon.home, 'creating')
+    const tokens = join(world.daemon.home, 'remote-tokens')
+    void world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title: 'slow', backend: 'hook' }).catch(() => {})
+    // launch_cmd has started the agent server and waits before printing its endpoint.
+    await waitFor(() => existsSync(join(world.state, 'slow', 'endpoint.json')), 40_000)
+    expect(readdirSync(creating).map((name) => JSON.parse(readFileSync(join(creating, name), 'utf8')) as unknown)).toEqual([
+      expect.objectContaining({ title: 'slow', repo_path: world.repo, hook: { slug: 'slow' } }),
+    ])
+    const server = remotePid(world.state, 'slow')
+    await world.daemon.stop('SIGKILL')
+    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'slow']) })
+    expect(remoteDirs(world.state)).not.toContain('slow')
+    expect(alive(server)).toBe(false)
+    expect(readdirSync(creating)).toEqual([])
+    expect(existsSync(tokens) ? readdirSync(tokens) : []).toEqual([])
+    expect((await world.daemon.client.call('Snapshot', {})).instances.map((row) => row.title)).not.toContain('slow')
+    expect(readFileSync(world.daemon.paths.log, 'utf8')).toContain('removed what an interrupted CreateSession left behind')
   })
 
   it('is reaped with force_reap: delete_cmd runs, the record and the token go', async () => {

@@ -1,12 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createClient, DAEMON_EXIT, servicePaths } from '@svc/protocol'
+import { createClient, DAEMON_EXIT, procState, servicePaths } from '@svc/protocol'
 import { DAEMON_MAIN, runCli, send, startDaemon, tempHomes, waitFor, makeRepo, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
@@ -100,6 +100,25 @@ describe('singleton lock and stale files', () => {
     expect(existsSync(first.paths.socket)).toBe(true)
     const second = await startDaemon({ home: first.home })
     expect((await second.client.call('Health')).pid).toBe(second.process.pid)
+  })
+
+  it.runIf(existsSync('/proc/self/stat'))('takes over the lock of a killed daemon that is still a zombie (its parent has not reaped it)', async () => {
+    const dir = await home()
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ network: { listen_addr: '' } }))
+    // The shell becomes a sleep that never reaps the daemon it started in the background.
+    const parent = spawn('/bin/sh', ['-c', `"${process.execPath}" "${DAEMON_MAIN}" & exec sleep 60`], {
+      env: { ...process.env, SERVICE_HOME: dir },
+      stdio: 'ignore',
+    })
+    try {
+      const { pid } = await waitFor(() => createClient({ socketPath: servicePaths(dir).socket }).call('Health').catch(() => undefined), 20_000)
+      process.kill(pid, 'SIGKILL')
+      await waitFor(() => procState(readFileSync(`/proc/${pid}/stat`, 'utf8')) === 'Z')
+      const second = await startDaemon({ home: dir })
+      expect((await second.client.call('Health')).pid).toBe(second.process.pid)
+    } finally {
+      parent.kill('SIGKILL')
+    }
   })
 
   const homesToRace: Array<[string, (() => string) | undefined]> = [

@@ -1,16 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { inspect } from 'node:util'
 
 /** Running: not ended and not a zombie (an orphan's end may never be reaped in a container). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
-  }
-}
+export { alive } from '@svc/protocol'
 
 /**
  * Thrown from a waitFor probe, ends the wait at once with `reason`: for a failure no

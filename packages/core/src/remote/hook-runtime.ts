@@ -10,7 +10,7 @@ import { committed, type SessionRef, type SessionTable } from '../sessions/table
 import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
-import { setState, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import type { Runtime } from '../sessions/runtime.js'
 import { tabKindOf } from '../sessions/tabs.js'
 import { allocateTitle } from '../sessions/titles.js'
@@ -22,6 +22,7 @@ import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
 import { slugOf } from './slug.js'
 import type { RemoteTokens } from './tokens.js'
+import type { CreationJournal, HookIntent } from '../sessions/reconcile.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -34,6 +35,18 @@ export interface HookOptions {
   hookEnv(): NodeJS.ProcessEnv
   /** How long launch_cmd and delete_cmd may take. */
   timeoutMs: number
+  /** CreateSession's intents: a create the daemon died in runs delete_cmd at the next start. */
+  creations: Pick<CreationJournal, 'begin' | 'end' | 'undo'>
+}
+
+/** A launch that failed for a reason fit to show; the token, when there was one, to redact. */
+class LaunchFailed extends Error {
+  constructor(
+    reason: string,
+    readonly token?: string,
+  ) {
+    super(reason)
+  }
 }
 
 /** What a hook create needs that the lifecycle already worked out. */
@@ -47,6 +60,11 @@ export interface HookCreate {
 /** The remote's place of a hook record (set on every hook record). */
 function placeOf(record: SessionRecord): NonNullable<SessionRecord['remote']> {
   return record.remote as NonNullable<SessionRecord['remote']>
+}
+
+/** The creation intent of a hook record: its slug, for delete_cmd. */
+function hookIntent(record: SessionRecord): HookIntent {
+  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug } }
 }
 
 function notYet(what: string): Promise<never> {
@@ -174,14 +192,18 @@ export class HookRuntime implements Runtime {
 
   /** The remote's row (none: the remote no longer has the session, which is dead) into the record, saved when it changed. */
   private async apply(record: SessionRecord, row: SessionWire | undefined): Promise<void> {
+    const { table } = this.options
     const place = placeOf(record)
+    const before = stateOf(record)
     let changed = place.unreachable === true
     delete place.unreachable
     if (row) changed = mirror(record, row) || changed
     else changed = setState(record, 'dead') || changed
-    if (!changed || !this.options.table.records.has(record.id)) return
-    this.options.table.touch(record)
-    await this.options.table.save(record, false)
+    if (!changed || !table.records.has(record.id)) return
+    table.touch(record)
+    await table.save(record, false)
+    // As the observer says of a local session: task runs in it complete on this.
+    if (before === 'running' && stateOf(record) === 'ready') table.emit(record.id, 'settled')
   }
 
   /** The remote stopped answering: the record keeps its last-known state, marked so. */
@@ -264,6 +286,8 @@ export class HookRuntime implements Runtime {
         remote: { endpoint: '', remote_id: '', slug, via: 'launch' },
       }
       setState(reserved, 'loading')
+      // Before launch_cmd runs: a daemon that dies from here on runs delete_cmd at its next start.
+      await this.options.creations.begin(hookIntent(reserved))
       // Shown as loading meanwhile; its title and slug are taken.
       table.records.set(reserved.id, reserved)
       table.creating.add(reserved.id)
@@ -274,11 +298,43 @@ export class HookRuntime implements Runtime {
     } catch (error) {
       table.forget(record.id)
       this.drop(record.id)
-      throw error
+      throw await this.launchUndone(hookIntent(record), error)
     } finally {
       table.created(record.id)
     }
+    await this.options.creations.end(record.id)
     return record
+  }
+
+  /**
+   * Undoes what a hook create's launch_cmd may have started: delete_cmd --name <slug>
+   * (as the repository's config names it now: refused while it is not trusted), then the
+   * token file. What went wrong with delete_cmd, or undefined.
+   */
+  async undoLaunch(intent: HookIntent): Promise<string | undefined> {
+    const settings = await this.options.resolver.runnable(intent.repo_path)
+    const failure = await this.runDelete(settings, intent.repo_path, intent.hook.slug)
+    await this.options.tokens.remove(intent.id)
+    return failure
+  }
+
+  /**
+   * A create that failed: undone, its intent spent unless delete_cmd failed (the next
+   * start tries again). Answers the error to throw: a launch failure as a refusal saying
+   * what delete_cmd did, the token redacted.
+   */
+  private async launchUndone(intent: HookIntent, error: unknown): Promise<unknown> {
+    const { creations, log } = this.options
+    let failure: string | undefined
+    try {
+      await creations.undo(intent, this.options.table.records.values(), this.options.hookEnv())
+    } catch (undoError) {
+      failure = (undoError as Error).message
+      log.warn({ err: undoError, session: intent.title }, 'could not undo a hook session that failed to start')
+    }
+    if (!(error instanceof LaunchFailed)) return error
+    const cleanup = failure ? `; then ${failure}` : `; delete_cmd --name ${intent.hook.slug} ran`
+    return new Refused(redact(`could not start hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
   }
 
   private async launch(
@@ -288,15 +344,9 @@ export class HookRuntime implements Runtime {
     const { table, tokens } = this.options
     const place = placeOf(record)
     const root = record.repo_path
-    const fail = async (reason: string, token?: string): Promise<never> => {
-      const deleted = await this.runDelete(settings, root, place.slug)
-      await tokens.remove(record.id)
-      const cleanup = deleted ? `; then ${deleted}` : `; delete_cmd --name ${place.slug} ran`
-      throw new Refused(redact(`could not start hook session ${quote(record.title)}: ${reason}${cleanup}`, token))
-    }
     const run = await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch])
     const endpoint = this.launchFailure(run)
-    if (typeof endpoint === 'string') return fail(endpoint)
+    if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url
     this.clients.set(record.id, { client: remoteClient(endpoint), token: endpoint.token })
@@ -304,12 +354,12 @@ export class HookRuntime implements Runtime {
     try {
       const health = await this.call(record, 'Health')
       const workspace = health.agent_server?.workspace
-      if (!workspace) return await fail(`${endpoint.url} is not an svc agent server (its Health names no agent_server.workspace)`, endpoint.token)
+      if (!workspace) throw new LaunchFailed(`${endpoint.url} is not an svc agent server (its Health names no agent_server.workspace)`, endpoint.token)
       row = (await this.call(record, 'CreateSession', { title: record.title, repo_path: workspace, program: commandLine, in_place: true, ...(prompt ? { prompt } : {}) })).instance
     } catch (error) {
-      if (error instanceof Refused) throw error
+      if (error instanceof LaunchFailed) throw error
       const what = error instanceof DaemonError ? 'the remote agent server refused the session' : 'the remote agent server did not answer'
-      return fail(`${what}: ${(error as Error).message}`, endpoint.token)
+      throw new LaunchFailed(`${what}: ${(error as Error).message}`, endpoint.token)
     }
     place.remote_id = row.id
     mirror(record, row)
@@ -358,13 +408,38 @@ export class HookRuntime implements Runtime {
 
   // ---------------------------------------------------------------- forwarded
 
+  /** The remote's verdict on a prompt typed into the session; the caller holds the session. */
+  private async prompt(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
+    const { status } = await this.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt })
+    await this.refresh(record).catch(() => {})
+    return status
+  }
+
   sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
     if (!request.prompt) throw new InvalidRequest('prompt is required')
     return this.options.table.operate(request, async (record) => {
       liveOrRefuse(record)
-      const { status } = await this.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt: request.prompt })
+      return this.prompt(record, request.prompt as string)
+    })
+  }
+
+  /**
+   * DeliverPrompt: the remote's SendPrompt verdict; with `defer_while_attached`, the
+   * remote's DeliverPrompt, which knows whether a person is at the terminal there (leases
+   * taken through the home reach it) and delivers a deferred prompt itself later.
+   */
+  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+    return this.options.table.operate(ref, async (record) => {
+      liveOrRefuse(record)
+      const prompt = request.prompt as string
+      if (!request.defer_while_attached) return { status: 'sent', delivery: await this.prompt(record, prompt) }
+      // Named by title there: asked only of a session the remote has, so it never creates one.
+      const { instances } = await this.ask(record, 'Snapshot', {})
+      const row = instances.find((instance) => instance.id === placeOf(record).remote_id)
+      if (!row) throw new Refused(`the remote agent server at ${hostOf(placeOf(record).endpoint)} no longer has hook session ${quote(record.title)}`)
+      const answer = await this.ask(record, 'DeliverPrompt', { title: row.title, repo_path: row.repo_path, prompt, defer_while_attached: true })
       await this.refresh(record).catch(() => {})
-      return status
+      return answer
     })
   }
 

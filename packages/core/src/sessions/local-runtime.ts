@@ -32,6 +32,10 @@ export class LocalRuntime implements Runtime {
     return this.parts.prompts.send(request)
   }
 
+  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+    return this.parts.prompts.deliverExisting(ref, request)
+  }
+
   preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>> {
     return preview(this.parts.table, this.parts.tmux, request)
   }

@@ -69,29 +69,38 @@ export class Prompts {
     })
   }
 
-  /** Delivers into the titled session, creating it (`started`) when the repository has none. */
-  async deliverTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+  /**
+   * Delivers into the titled session, creating it (`started`) when the repository has none;
+   * an existing one is delivered to by `existing`, its runtime's DeliverPrompt.
+   */
+  async deliverTo(
+    request: Req<'DeliverPromptRequest'>,
+    existing: (ref: SessionRef) => Promise<Req<'DeliverPromptResponse'>>,
+  ): Promise<Req<'DeliverPromptResponse'>> {
     if (!request.title) throw new InvalidRequest('title is required')
     if (!request.repo_path) throw new InvalidRequest('repo_path is required')
     if (!request.prompt) throw new InvalidRequest('prompt is required')
     const repo = await resolveRepository(request.repo_path)
     // The look-up and the create happen alone, or two deliveries would both create.
     return this.deliveries.run(`${repo.id}/${request.title}`, async () => {
-      const existing = this.table.inRepo(repo.id, request.title as string)
-      if (!existing) {
-        const { title, repo_path, program, prompt } = request
-        const created = await this.create({ title, repo_path, program, prompt })
-        return { status: 'started', ...(created.last_prompt_delivery_status ? { delivery: created.last_prompt_delivery_status } : {}) }
+      const found = this.table.inRepo(repo.id, request.title as string)
+      if (found) return existing({ id: found.id })
+      const { title, repo_path, program, prompt } = request
+      const created = await this.create({ title, repo_path, program, prompt })
+      return { status: 'started', ...(created.last_prompt_delivery_status ? { delivery: created.last_prompt_delivery_status } : {}) }
+    })
+  }
+
+  /** DeliverPrompt into a session here: deferred while a person is at its terminal, when asked. */
+  deliverExisting(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+    return this.table.operate(ref, async (record) => {
+      liveOrRefuse(record)
+      if (request.defer_while_attached && (await this.attached(record))) {
+        record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
+        await this.table.save(record)
+        return { status: 'sent', deferred: true }
       }
-      return this.table.operate({ id: existing.id }, async (record) => {
-        liveOrRefuse(record)
-        if (request.defer_while_attached && (await this.attached(record))) {
-          record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
-          await this.table.save(record)
-          return { status: 'sent', deferred: true }
-        }
-        return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
-      })
+      return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
     })
   }
 

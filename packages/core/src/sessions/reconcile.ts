@@ -17,7 +17,10 @@ export interface CreationIntent {
   id: string
   title: string
   repo_path: string
-  tmux_name: string
+  /** A local session's agent tab; absent for a hook session. */
+  tmux_name?: string
+  /** A hook session's: launch_cmd is about to run for this slug, so delete_cmd --name <slug> undoes it. */
+  hook?: { slug: string }
   /** Absent for an in-place session, which makes no worktree. */
   worktree?: {
     path: string
@@ -45,12 +48,18 @@ function inUse(records: Iterable<SessionRecord>): InUse {
   return used
 }
 
+export type HookIntent = CreationIntent & { hook: { slug: string } }
+
+/** Undoes what a hook create's launch_cmd may have started; what went wrong, or undefined when it is gone. */
+export type HookUndo = (intent: HookIntent) => Promise<string | undefined>
+
 /** `creating/<id>.json` under SERVICE_HOME: one intent per CreateSession in flight. */
 export class CreationJournal {
   constructor(
     private readonly dir: string,
     private readonly tmux: Tmux,
     private readonly log: Logger,
+    private readonly undoHook: HookUndo,
   ) {}
 
   private file(id: string): string {
@@ -76,7 +85,12 @@ export class CreationJournal {
    */
   async undo(intent: CreationIntent, records: Iterable<SessionRecord>, env: NodeJS.ProcessEnv): Promise<void> {
     const used = inUse(records)
-    if (!used.tmuxNames.has(intent.tmux_name)) await this.tmux.killSessions([intent.tmux_name])
+    if (intent.tmux_name && !used.tmuxNames.has(intent.tmux_name)) await this.tmux.killSessions([intent.tmux_name])
+    if (intent.hook) {
+      // Kept when delete_cmd fails: the remote may still run, and the next start tries again.
+      const failure = await this.undoHook({ ...intent, hook: intent.hook })
+      if (failure) throw new Error(failure)
+    }
     const worktree = intent.worktree
     if (worktree && !used.paths.has(worktree.path) && existsSync(worktree.path)) {
       await removeWorktree(intent.repo_path, worktree.path, env)
@@ -100,7 +114,7 @@ export class CreationJournal {
       try {
         await this.undo(intent, records.values(), env)
         this.log.warn(
-          { session: intent.title, repo: intent.repo_path, worktree: intent.worktree?.path },
+          { session: intent.title, repo: intent.repo_path, worktree: intent.worktree?.path, slug: intent.hook?.slug },
           'removed what an interrupted CreateSession left behind',
         )
       } catch (error) {

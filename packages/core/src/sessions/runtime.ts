@@ -72,6 +72,8 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
  */
 export interface Runtime {
   sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus>
+  /** DeliverPrompt into the session, which exists (a missing title is created by the lifecycle). */
+  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>>
   preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>>
   /** A poll-pause lease of `holder` on the session until `until` (ms since the epoch). */
   pauseStatusPoll(record: SessionRecord, holder: string, until: number): Promise<void>

@@ -81,7 +81,9 @@ export class Sessions {
     this.editorSecret = EditorSecret.open(options.paths.home)
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
+    const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.undoLaunch(intent))
     this.hook = new HookRuntime({
+      creations,
       table,
       resolver: options.resolver,
       tokens: new RemoteTokens(options.paths.remoteTokens),
@@ -121,7 +123,7 @@ export class Sessions {
       repository: async (repo) => {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
-      creations: new CreationJournal(options.paths.creating, this.tmux, options.log),
+      creations,
       hook: this.hook,
     })
     this.local = new LocalRuntime({ table, tmux: this.tmux, panes, leases: this.leases, lifecycle: this.lifecycle, prompts: this.prompts, handoffs: this.handoffs })
@@ -239,7 +241,7 @@ export class Sessions {
   }
 
   deliverPromptTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
-    return this.prompts.deliverTo(request)
+    return this.prompts.deliverTo(request, (ref) => this.runtimeOf(ref).deliverPrompt(ref, request))
   }
 
   /** Resumes a session at its usage limit, or retries a handoff brief that may not have arrived. */

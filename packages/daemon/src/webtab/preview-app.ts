@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Core } from '@svc/core'
 import type { UpgradeListener } from '../app.js'
 import { answerClientError } from '../client-error.js'
+import { closeWebSockets } from '../going-away.js'
 import { HttpError } from '../http-error.js'
 import { bridge, forward } from './forward.js'
 import { PROBE_HOST, type PreviewOrigins } from './origins.js'
@@ -18,6 +19,8 @@ export interface PreviewApp {
   fastify: FastifyInstance
   handler: RequestListener
   upgrade: UpgradeListener
+  /** Ends the live WebSockets (1001): the first step of a stop. */
+  closeWebSockets(): Promise<void>
 }
 
 interface Previewed {
@@ -100,5 +103,5 @@ export async function buildPreviewApp(core: Core, origins: PreviewOrigins, log: 
   }
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
-  return { fastify, handler: handler as RequestListener, upgrade }
+  return { fastify, handler: handler as RequestListener, upgrade, closeWebSockets: () => closeWebSockets(fastify.websocketServer) }
 }
