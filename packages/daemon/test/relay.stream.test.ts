@@ -167,7 +167,7 @@ describe(`the terminal stream of a remote session, relayed, its remote ${placeLa
     closedPort.port = String(server.port === 1 ? 2 : 1)
     link('home-nowhere', streamed.id, closedPort.origin)
     const nowhere = await client.stream('home-nowhere').catch((error: unknown) => error)
-    expect((nowhere as DaemonError).status).toBe(502)
+    expect((nowhere as DaemonError).status).toBe(500)
     expect((nowhere as DaemonError).message).toContain(`the remote ${closedPort.host} does not answer`)
     expect((nowhere as DaemonError).message).not.toContain(server.token)
   })

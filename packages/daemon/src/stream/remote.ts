@@ -38,7 +38,8 @@ function remotePath(link: RemoteLink, query: RemoteStreamQuery): string {
 /**
  * Opens the remote's stream for the link. A refusal there (404 unknown session or tab,
  * 400 bad cursor, 503 warming) is answered with the same status and message; a remote
- * that does not answer is a 502, naming its host (never the token).
+ * that does not answer is a 500 (the operation failed: the API never answers 502), naming
+ * its host (never the token).
  */
 export async function openRemoteStream(link: RemoteLink, query: RemoteStreamQuery, timeoutMs = 10_000): Promise<RemoteStream> {
   const headers = { [CLIENT_VERSION_HEADER]: SVC_VERSION, authorization: `Bearer ${link.token}` }
@@ -47,7 +48,7 @@ export async function openRemoteStream(link: RemoteLink, query: RemoteStreamQuer
     plane = await openPlane({ url: link.endpoint }, remotePath(link, query), headers, 'stream', timeoutMs)
   } catch (error) {
     if (error instanceof DaemonError) throw new HttpError(error.status, error.message)
-    if (error instanceof UnreachableError) throw new HttpError(502, `the remote ${new URL(link.endpoint).host} does not answer: ${error.message}`)
+    if (error instanceof UnreachableError) throw new HttpError(500, `the remote ${new URL(link.endpoint).host} does not answer: ${error.message}`)
     throw error
   }
   const closed = new Promise<{ code: number; reason: Buffer }>((resolve) => {
