@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { appendFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClient } from '@svc/protocol'
+import { createClient, DaemonError } from '@svc/protocol'
 import {
   alive,
   closeHookWorld,
@@ -16,6 +16,7 @@ import {
   remotePid,
   runCli,
   session,
+  startSessionDaemon,
   tempHomes,
   waitFor,
   waitForSession,
@@ -84,6 +85,16 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     expect(prompt.json.error.message).toContain('restore it with RestoreArchived first')
     const again = await world.daemon.post('/v1/ArchiveSession', { id: created.id })
     expect(again.json.error.message).toBe('session "keep" is already archived')
+    // Every client hears of it, under the home id.
+    await events.next('session.archived', (frame) => frame.data.id === created.id)
+    events.close()
+
+    // A restarted home daemon keeps it archived, asking nothing of the torn-down remote.
+    await world.daemon.stop()
+    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    expect(await session(world.daemon, 'keep')).toMatchObject({ id: created.id, liveness_name: 'archived', lifecycle_action: 'restore' })
+    expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toContain('has no token file')
+    const restoredEvents = await recordEvents(world.daemon.client)
 
     const restored = await world.daemon.client.call('RestoreArchived', { id: created.id })
     const launch = hookCalls(world.state).at(-1)
@@ -105,10 +116,8 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     await paneShows(created.id, 'write the parser')
     await world.daemon.client.call('SendPrompt', { id: created.id, prompt: 'carry on after restore' })
     await paneShows(created.id, 'carry on after restore')
-    // Every client heard of both, under the home id.
-    await events.next('session.archived', (frame) => frame.data.id === created.id)
-    await events.next('session.restored', (frame) => frame.data.id === created.id)
-    events.close()
+    await restoredEvents.next('session.restored', (frame) => frame.data.id === created.id)
+    restoredEvents.close()
 
     // Killed once archived again: no remote to tear down, only the record goes.
     await world.daemon.client.call('ArchiveSession', { id: created.id })
@@ -121,6 +130,10 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
   it('refuses an archive whose push origin rejects, saying why, with the session still running and nothing torn down', async () => {
     const created = await createHook('stay', 'hold on')
     const remote = remoteOf(world.state, 'stay')
+    // The agent server's push is behind its token, as every route of it.
+    const guessed = await createClient({ url: remote.url, token: 'guessed' }).agentServer.push('main').catch((error: unknown) => error)
+    expect(guessed).toBeInstanceOf(DaemonError)
+    expect((guessed as DaemonError).status).toBe(401)
     await writeFile(join(remote.workspace, 'draft.txt'), 'not pushed\n')
     const hook = join(world.origin, 'hooks', 'pre-receive')
     writeFileSync(hook, '#!/bin/sh\necho "origin is frozen for the release" >&2\nexit 1\n', { mode: 0o755 })
