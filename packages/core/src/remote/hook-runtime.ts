@@ -58,6 +58,16 @@ function notYet(what: string): Promise<never> {
   return Promise.reject(new Refused(`${what} of hook sessions is not supported yet`))
 }
 
+/** A remote's push that did not happen: said, and whether the remote answered at all. */
+class PushFailed extends Error {
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message)
+  }
+}
+
 /** How long a remote's snapshot and push may take: a large first push over a slow link. */
 const PUSH_TIMEOUT_MS = 10 * 60_000
 
@@ -418,9 +428,8 @@ export class HookRuntime implements Runtime {
     } catch (error) {
       const why = redact((error as Error).message, token)
       const host = hostOf(endpoint)
-      throw Object.assign(new Error(isUnreachable(error) ? `its remote at ${host} does not answer (${why})` : `the remote at ${host} could not push: ${why}`), {
-        unreachable: isUnreachable(error),
-      })
+      if (isUnreachable(error)) throw new PushFailed(`its remote at ${host} does not answer (${why})`, true)
+      throw new PushFailed(`the remote at ${host} could not push: ${why}`, false)
     }
   }
 
@@ -489,7 +498,7 @@ export class HookRuntime implements Runtime {
     try {
       return await this.push(record)
     } catch (error) {
-      if ((error as { unreachable?: boolean }).unreachable) {
+      if (error instanceof PushFailed && error.unreachable) {
         this.options.log.warn({ session: record.title, reason: (error as Error).message }, 'restoring a hook session whose remote does not answer: its unpushed work is not recovered')
         return undefined
       }
