@@ -16,6 +16,7 @@ import { routeGroup, type AllHandlers } from './routes/group.js'
 import { accountRoutes } from './routes/accounts.js'
 import { configRoutes } from './routes/config.js'
 import { configAssistantRoutes } from './routes/config-assistant.js'
+import { agentServerRoutes } from './routes/agent-server.js'
 import { eventRoutes } from './routes/events.js'
 import { healthRoutes, type AgentServerInfo, type ListenerReport } from './routes/health.js'
 import { projectRoutes } from './routes/projects.js'
@@ -111,6 +112,7 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
     await upgrading.register(webtabRoutes(core, token))
   })
   await fastify.register(configAssistantRoutes(core.assistant))
+  if (agentServer) await fastify.register(agentServerRoutes(core, agentServer))
   await fastify.register(pprofRoutes(core.config))
   await fastify.register(previewAuthRoutes(previews.origins, previews.port))
   // SVC_WEB_ROOT serves another build of the web UI (or, pointing nowhere, none).

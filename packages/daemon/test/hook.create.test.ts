@@ -117,9 +117,9 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
     const tab = await world.daemon.client.call('CreateTab', { id: instance.id, kind: 'web', url: 'https://example.com/docs' })
     expect((await session(world.daemon, 'Fix_Login')).tabs.find((entry) => entry.id === tab.id)).toMatchObject({ url: 'https://example.com/docs' })
 
-    // Archive is the next issue: refused, nothing changed.
-    const archive = await world.daemon.post('/v1/ArchiveSession', { id: instance.id })
-    expect(archive.json.error.message).toBe('archive of hook sessions is not supported yet')
+    // Handoff is not served for hook sessions: refused, nothing changed.
+    const handoff = await world.daemon.post('/v1/HandoffSession', { id: instance.id, to: 'codex' })
+    expect(handoff.json.error.message).toBe('handoff of hook sessions is not supported yet')
 
     const pid = remotePid(world.state, 'fixlogin')
     expect(await world.daemon.client.call('KillSession', { id: instance.id })).toEqual({ ok: true })

@@ -7,6 +7,7 @@ import { CLIENT_VERSION_HEADER, SVC_VERSION } from './version.js'
 import type { ClientTarget } from './plane-socket.js'
 import { decodeEnvelope, decodeReply } from './reply.js'
 import { CONFIG_ASSISTANT_PATH, configAssistantStreamPath, type ConfigAssistantAnswer } from './config-assistant.js'
+import { AGENT_SERVER_PUSH_PATH, type AgentServerPushAnswer } from './agent-server.js'
 import { loginStreamPath, openStream, streamPath, type StreamOptions, type TerminalStream } from './stream-client.js'
 
 export { DaemonError, UnreachableError } from './client-errors.js'
@@ -35,6 +36,8 @@ export interface Client {
   loginStream(agent: string, name: string, since?: bigint): Promise<TerminalStream>
   /** The config assistant, beside the catalog. */
   configAssistant: ConfigAssistantClient
+  /** What only an agent server (`svc agent-server`) serves, beside the catalog. */
+  agentServer: AgentServerClient
   readonly target: ClientTarget
 }
 
@@ -45,6 +48,11 @@ export interface ConfigAssistantClient {
   stream(since?: bigint): Promise<TerminalStream>
   /** Reaps the assistant (none running is fine). */
   reap(): Promise<{ ok: true }>
+}
+
+export interface AgentServerClient {
+  /** Commits uncommitted work as a snapshot and pushes HEAD to `branch` of the workspace's origin. */
+  push(branch: string): Promise<AgentServerPushAnswer>
 }
 
 export function createClient(target: ClientTarget, options: ClientOptions = {}): Client {
@@ -116,6 +124,12 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
       reap: async () => {
         const res = await raw('DELETE', CONFIG_ASSISTANT_PATH)
         return decodeEnvelope<{ ok: true }>('config-assistant', res.status, res.text)
+      },
+    },
+    agentServer: {
+      push: async (branch) => {
+        const res = await raw('POST', AGENT_SERVER_PUSH_PATH, JSON.stringify({ branch }))
+        return decodeEnvelope<AgentServerPushAnswer>('agent-server push', res.status, res.text)
       },
     },
   }

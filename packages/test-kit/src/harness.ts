@@ -150,6 +150,7 @@ export function checkedClient(client: Client): Client {
     stream: (session, options) => client.stream(session, options),
     loginStream: (agent, name, since) => client.loginStream(agent, name, since),
     configAssistant: client.configAssistant,
+    agentServer: client.agentServer,
   }
 }
 

@@ -58,8 +58,8 @@ export function hostOf(url: string): string {
   return new URL(url).hostname
 }
 
-export function remoteClient(endpoint: Endpoint): Client {
-  return createClient({ url: endpoint.url, token: endpoint.token }, { timeoutMs: REMOTE_TIMEOUT_MS })
+export function remoteClient(endpoint: Endpoint, timeoutMs = REMOTE_TIMEOUT_MS): Client {
+  return createClient({ url: endpoint.url, token: endpoint.token }, { timeoutMs })
 }
 
 /** Nothing answered at the endpoint (refused, reset, timed out): the remote is unreachable, not dead. */

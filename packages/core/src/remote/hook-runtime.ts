@@ -10,7 +10,8 @@ import { committed, type SessionRef, type SessionTable } from '../sessions/table
 import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
-import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { setState, stateOf, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from '../sessions/lifecycle-guards.js'
 import type { Runtime } from '../sessions/runtime.js'
 import { tabKindOf } from '../sessions/tabs.js'
 import { allocateTitle } from '../sessions/titles.js'
@@ -20,6 +21,7 @@ import { hookArgv, runHook, type HookRun } from './hook-command.js'
 import { EventRelay, type RelayedKind } from './event-relay.js'
 import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
+import { resumeBrief } from './resume-brief.js'
 import { slugOf } from './slug.js'
 import type { RemoteTokens } from './tokens.js'
 import type { CreationJournal, HookIntent } from '../sessions/reconcile.js'
@@ -37,6 +39,9 @@ export interface HookOptions {
   timeoutMs: number
   /** CreateSession's intents: a create the daemon died in runs delete_cmd at the next start. */
   creations: Pick<CreationJournal, 'begin' | 'end' | 'undo'>
+  bootId: string
+  /** Ids of enabled tasks that target the session (an archive is refused while any does). */
+  targetedBy(record: SessionRecord): string[]
 }
 
 /** A launch that failed for a reason fit to show; the token, when there was one, to redact. */
@@ -67,8 +72,47 @@ function hookIntent(record: SessionRecord): HookIntent {
   return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug } }
 }
 
+/** A failed launch as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
+function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined): unknown {
+  if (!(error instanceof LaunchFailed)) return error
+  const cleanup = undoFailure ? `; then ${undoFailure}` : `; delete_cmd --name ${intent.hook.slug} ran`
+  return new Refused(redact(`could not start hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+}
+
 function notYet(what: string): Promise<never> {
   return Promise.reject(new Refused(`${what} of hook sessions is not supported yet`))
+}
+
+/** A remote's push that did not happen: said, and whether the remote answered at all. */
+class PushFailed extends Error {
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message)
+  }
+}
+
+/** How long a remote's snapshot and push may take: a large first push over a slow link. */
+const PUSH_TIMEOUT_MS = 10 * 60_000
+
+/** The origin URL hook sessions clone, as the home repository has it. */
+async function originOf(root: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const url = await git(root, ['remote', 'get-url', 'origin'], env).catch((error: Error) => {
+    throw new Refused(`hook sessions clone the repository's origin remote, and ${root} has none usable (${error.message})`)
+  })
+  return url.trim()
+}
+
+/** What a launch needs besides the record: where to clone from, the agent's command line and first prompt. */
+interface LaunchPlan {
+  origin: string
+  branch: string
+  commandLine: string
+  prompt: string | undefined
+  settings: Settings
+  /** A restore: launch_cmd gets `--restore`, the branch is the one pushed at archive. */
+  restore?: boolean
 }
 
 /**
@@ -93,6 +137,7 @@ export class HookRuntime implements Runtime {
   // ---------------------------------------------------------------- reaching the remote
 
   private clientOf(record: SessionRecord): { client: Client; token: string } {
+    if (stateOf(record) === 'archived') throw new Refused(`hook session ${quote(record.title)} is archived; restore it with RestoreArchived first`)
     const entry = this.clients.get(record.id)
     if (!entry) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
     return entry
@@ -116,6 +161,8 @@ export class HookRuntime implements Runtime {
   async restore(records: SessionRecord[]): Promise<void> {
     for (const record of records) {
       this.options.table.records.set(record.id, record)
+      // An archived one has no remote until it is restored.
+      if (stateOf(record) === 'archived') continue
       const token = await this.options.tokens.read(record.id)
       if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
       else this.adopt(record, token)
@@ -256,9 +303,7 @@ export class HookRuntime implements Runtime {
     const { table } = this.options
     if (request.account) throw new InvalidRequest('accounts are not supported for hook sessions yet; leave account empty')
     const env = this.options.hookEnv()
-    const origin = (await git(repo.root, ['remote', 'get-url', 'origin'], env).catch((error: Error) => {
-      throw new Refused(`hook sessions clone the repository's origin remote, and ${repo.root} has none usable (${error.message})`)
-    })).trim()
+    const origin = await originOf(repo.root, env)
     const { branch } = await currentCheckout(repo.root, env)
     const commandLine = commandLineOf(program, settings.program_overrides)
     const record = await table.repos.run(repo.id, async () => {
@@ -284,6 +329,8 @@ export class HookRuntime implements Runtime {
         status: 0,
         tabs: [],
         remote: { endpoint: '', remote_id: '', slug, via: 'launch' },
+        // A restore's brief names it: the new agent has no other trace of the goal.
+        ...(request.prompt ? { first_prompt: request.prompt } : {}),
       }
       setState(reserved, 'loading')
       // Before launch_cmd runs: a daemon that dies from here on runs delete_cmd at its next start.
@@ -332,19 +379,15 @@ export class HookRuntime implements Runtime {
       failure = (undoError as Error).message
       log.warn({ err: undoError, session: intent.title }, 'could not undo a hook session that failed to start')
     }
-    if (!(error instanceof LaunchFailed)) return error
-    const cleanup = failure ? `; then ${failure}` : `; delete_cmd --name ${intent.hook.slug} ran`
-    return new Refused(redact(`could not start hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+    return launchRefusal(intent, error, failure)
   }
 
-  private async launch(
-    record: SessionRecord,
-    { origin, branch, commandLine, prompt, settings }: { origin: string; branch: string; commandLine: string; prompt: string | undefined; settings: Settings },
-  ): Promise<void> {
+  private async launch(record: SessionRecord, { origin, branch, commandLine, prompt, settings, restore }: LaunchPlan): Promise<void> {
     const { table, tokens } = this.options
     const place = placeOf(record)
     const root = record.repo_path
-    const run = await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch])
+    const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(restore ? ['--restore'] : [])]
+    const run = await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args)
     const endpoint = this.launchFailure(run)
     if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
@@ -363,41 +406,44 @@ export class HookRuntime implements Runtime {
     }
     place.remote_id = row.id
     mirror(record, row)
-    record.base_sha = row.worktree.base_sha
-    await table.save(record)
+    if (!restore) record.base_sha = row.worktree.base_sha
+    await table.save(record, true, restore)
     this.adopt(record, endpoint.token)
-    this.options.log.info({ session: record.title, host: hostOf(endpoint.url), slug: place.slug }, 'hook session created')
+    this.options.log.info({ session: record.title, host: hostOf(endpoint.url), slug: place.slug }, restore ? 'hook session restored' : 'hook session created')
   }
 
   /**
    * Kills the remote session, runs delete_cmd, removes the token and the record. A remote
    * that does not answer is reaped (delete_cmd, record removed) only with `force_reap`.
+   * An archived session has no remote left: only its record goes.
    */
   kill(request: Req<'KillSessionRequest'>): Promise<void> {
     const { table, tokens, resolver } = this.options
     return table.operate(request, async (record) => {
       const place = placeOf(record)
-      try {
-        await this.call(record, 'KillSession', { id: place.remote_id })
-      } catch (error) {
-        const gone = error instanceof DaemonError && /no session with id/.test(error.message)
-        if (isUnreachable(error) && !request.force_reap) {
-          throw new Refused(
-            `the remote of hook session ${quote(record.title)} at ${hostOf(place.endpoint)} does not answer; ` +
-              'pass force_reap to run delete_cmd and remove the session anyway',
-          )
+      if (stateOf(record) !== 'archived') {
+        try {
+          await this.call(record, 'KillSession', { id: place.remote_id })
+        } catch (error) {
+          const gone = error instanceof DaemonError && /no session with id/.test(error.message)
+          if (isUnreachable(error) && !request.force_reap) {
+            throw new Refused(
+              `the remote of hook session ${quote(record.title)} at ${hostOf(place.endpoint)} does not answer; ` +
+                'pass force_reap to run delete_cmd and remove the session anyway',
+            )
+          }
+          if (!gone && !isUnreachable(error) && !request.force_reap) throw new Refused(`the remote agent server would not kill the session: ${(error as Error).message}`)
         }
-        if (!gone && !isUnreachable(error) && !request.force_reap) throw new Refused(`the remote agent server would not kill the session: ${(error as Error).message}`)
-      }
-      table.transition(record, 'deleting')
-      // Its event feed is let go first: an agent server being stopped need not wait for it.
-      this.relay.unwatch(record.id)
-      const settings = await resolver.runnable(record.repo_path)
-      const failure = await this.runDelete(settings, record.repo_path, place.slug)
-      if (failure) {
-        table.transition(record, 'dead')
-        await table.save(record)
-        throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again with force_reap to retry`))
+        table.transition(record, 'deleting')
+        // Its event feed is let go first: an agent server being stopped need not wait for it.
+        this.relay.unwatch(record.id)
+        const settings = await resolver.runnable(record.repo_path)
+        const failure = await this.runDelete(settings, record.repo_path, place.slug)
+        if (failure) {
+          table.transition(record, 'dead')
+          await table.save(record)
+          throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again with force_reap to retry`))
+        }
       }
       await tokens.remove(record.id)
       this.drop(record.id)
@@ -406,11 +452,154 @@ export class HookRuntime implements Runtime {
     })
   }
 
+  /**
+   * ArchiveSession: the remote commits what is not committed yet as the snapshot and
+   * pushes the session's branch to origin; only then is the remote torn down and the
+   * record kept as archived. A push that fails, or a remote that does not answer, refuses
+   * the archive with the session running there as before.
+   */
+  archive(ref: SessionRef): Promise<string> {
+    return archiveAlone(this.options.table, ref, (record) => this.options.targetedBy(record), async (record) => {
+      // Refused while the repository's config is not trusted, before anything is pushed.
+      const settings = await this.options.resolver.runnable(record.repo_path)
+      let pushed: ArchivedPush
+      try {
+        pushed = await this.push(record)
+      } catch (error) {
+        throw new Refused(`could not archive hook session ${quote(record.title)}: ${(error as Error).message}; it still runs there and nothing was torn down`)
+      }
+      await this.tearDown(record, pushed, settings)
+      return `${pushed.origin}#${record.branch}`
+    })
+  }
+
+  /** The remote's snapshot and push of the session's branch, failures said (the token never in them). */
+  private async push(record: SessionRecord): Promise<ArchivedPush> {
+    const { token } = this.clientOf(record)
+    const { endpoint } = placeOf(record)
+    try {
+      const { origin, head, snapshot } = await remoteClient({ url: endpoint, token }, PUSH_TIMEOUT_MS).agentServer.push(record.branch)
+      return { origin, head, ...(snapshot ? { snapshot } : {}) }
+    } catch (error) {
+      const why = redact((error as Error).message, token)
+      const host = hostOf(endpoint)
+      if (isUnreachable(error)) throw new PushFailed(`its remote at ${host} does not answer (${why})`, true)
+      throw new PushFailed(`the remote at ${host} could not push: ${why}`, false)
+    }
+  }
+
+  /**
+   * The remote goes and the record stays, archived: the remote session killed (a remote
+   * that does not answer is past asking), delete_cmd run, the token removed. `pushed` is
+   * what the remote pushed first, if it could.
+   */
+  private async tearDown(record: SessionRecord, pushed: ArchivedPush | undefined, settings: Settings): Promise<void> {
+    const { table, tokens, log } = this.options
+    const place = placeOf(record)
+    table.transition(record, 'deleting')
+    await this.call(record, 'KillSession', { id: place.remote_id }).catch((error: Error) => {
+      log.warn({ session: record.title, err: error }, 'could not kill the remote session; delete_cmd tears its remote down')
+    })
+    this.relay.unwatch(record.id)
+    const failure = await this.runDelete(settings, record.repo_path, place.slug)
+    await tokens.remove(record.id)
+    this.drop(record.id)
+    place.endpoint = ''
+    place.remote_id = ''
+    delete place.unreachable
+    delete place.idle_reason
+    if (pushed) place.archived = pushed
+    table.transition(record, 'archived')
+    await table.save(record)
+    if (failure) {
+      throw committed(
+        `hook session ${quote(record.title)} was archived`,
+        new Error(`${failure}; its remote may still run: run delete_cmd --name ${place.slug} once it can`),
+      )
+    }
+  }
+
+  /** RestoreArchived: a new remote for the session, on the branch its archive pushed. */
+  restoreArchived(ref: SessionRef): Promise<string> {
+    return this.options.table.operate(ref, async (record) => {
+      refuseUnarchived(record)
+      await this.relaunch(record)
+      return record.path
+    })
+  }
+
+  /**
+   * RestoreSession: an archived session is restored as RestoreArchived does; a lost or
+   * dead one (or, with force_reap, any) first has its remote pushed when it answers (a
+   * failed push refuses, nothing torn down) and torn down, then gets a new remote on the
+   * branch as origin has it. Work a remote that no longer answers did not push is lost
+   * with it.
+   */
+  restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
+    refuseOtherBoot(request.expected_daemon_boot_id, this.options.bootId)
+    return this.options.table.operate(request, async (record) => {
+      refuseRestoring(record, request.force_reap)
+      if (stateOf(record) !== 'archived') {
+        const settings = await this.options.resolver.runnable(record.repo_path)
+        await this.tearDown(record, await this.pushIfReachable(record), settings)
+      }
+      await this.relaunch(record)
+    })
+  }
+
+  /** The push before a restore replaces the remote: skipped when nothing answers there, refused when the push fails. */
+  private async pushIfReachable(record: SessionRecord): Promise<ArchivedPush | undefined> {
+    if (!this.clients.has(record.id)) return undefined
+    try {
+      return await this.push(record)
+    } catch (error) {
+      if (error instanceof PushFailed && error.unreachable) {
+        this.options.log.warn({ session: record.title, reason: (error as Error).message }, 'restoring a hook session whose remote does not answer: its unpushed work is not recovered')
+        return undefined
+      }
+      throw new Refused(`could not restore hook session ${quote(record.title)}: ${(error as Error).message}; nothing was torn down`)
+    }
+  }
+
+  /**
+   * A new remote for an archived session: launch_cmd with `--restore` at the session's
+   * branch, the session created there in place with a brief that says it resumes. A
+   * failed launch leaves it archived (delete_cmd run, as a failed create does).
+   */
+  private async relaunch(record: SessionRecord): Promise<void> {
+    const { table, resolver } = this.options
+    const settings = await resolver.runnable(record.repo_path)
+    const origin = await originOf(record.repo_path, this.options.hookEnv())
+    const place = placeOf(record)
+    const pushed = place.archived
+    const prompt = resumeBrief({ branch: record.branch, pushed, goal: record.first_prompt })
+    delete place.archived
+    table.transition(record, 'loading')
+    await table.save(record, false)
+    try {
+      await this.launch(record, { origin, branch: record.branch, commandLine: commandLineOf(record.program, settings.program_overrides), prompt, settings, restore: true })
+    } catch (error) {
+      this.drop(record.id)
+      const failure = await this.undoLaunch(hookIntent(record)).catch((undoError: Error) => undoError.message)
+      place.endpoint = ''
+      place.remote_id = ''
+      if (pushed) place.archived = pushed
+      table.transition(record, 'archived')
+      await table.save(record)
+      throw launchRefusal(hookIntent(record), error, failure)
+    }
+  }
+
   // ---------------------------------------------------------------- forwarded
 
   /** The remote's verdict on a prompt typed into the session; the caller holds the session. */
   private async prompt(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
     const { status } = await this.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt })
+    if (record.first_prompt === undefined) {
+      // A restore's brief names it.
+      record.first_prompt = prompt
+      await this.options.table.save(record)
+    }
     await this.refresh(record).catch(() => {})
     return status
   }
@@ -499,18 +688,6 @@ export class HookRuntime implements Runtime {
     return this.changeTabs(ref, async (record, id) => {
       await this.ask(record, 'ResumeFromLimit', { id })
     })
-  }
-
-  archive(): Promise<string> {
-    return notYet('archive')
-  }
-
-  restoreArchived(): Promise<string> {
-    return notYet('restore')
-  }
-
-  restoreSession(): Promise<void> {
-    return notYet('restore')
   }
 
   handoff(): Promise<Req<'HandoffSessionResponse'>> {

@@ -6,7 +6,7 @@ import { TabKind, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
-import { InvalidRequest, Refused } from '../errors.js'
+import { InvalidRequest } from '../errors.js'
 import { resolveRepository, type Repository } from '../infra/git.js'
 import { backendOf } from './catalog.js'
 import type { Observer } from './observer.js'
@@ -16,6 +16,7 @@ import { agentTab, agentTmuxName, type Panes } from './runtime.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
 import { tabId } from './tabs.js'
 import { allocateTitle } from './titles.js'
+import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from './lifecycle-guards.js'
 import { ROOT_TITLE } from './roots.js'
 import type { CreationIntent, CreationJournal } from './reconcile.js'
 import type { Handoffs } from './handoff.js'
@@ -210,29 +211,10 @@ export class Lifecycle {
     })
   }
 
-  /** Refuses to archive a session that enabled tasks target or that is archived already. */
-  private refuseArchiving(record: SessionRecord): void {
-    const targeting = this.options.targetedBy(record)
-    if (targeting.length > 0) {
-      throw new Refused(
-        `enabled task(s) ${targeting.join(', ')} target session "${record.title}"; disable them before archiving it`,
-      )
-    }
-    if (stateOf(record) === 'archived') throw new Refused(`session "${record.title}" is already archived`)
-  }
-
   /** Stops tmux, moves the worktree to archived/<repo_id>/<title>, keeps the record. */
   archive(ref: SessionRef): Promise<string> {
     const { table } = this
-    const record = table.find(ref)
-    // Refused before any mutation, and marked so no task is enabled on it while it waits.
-    this.refuseArchiving(record)
-    table.archiving.add(record.id)
-    const archived = table.operate(ref, async (current) => {
-      // Again in the queue: an archive or a task enabled while this one waited.
-      this.refuseArchiving(current)
-      // An archive queued ahead of this one cleared the mark as it finished.
-      table.archiving.add(current.id)
+    return archiveAlone(table, ref, (record) => this.options.targetedBy(record), async (current) => {
       table.transition(current, 'deleting')
       await this.runtime.teardown(current)
       this.observer.forget(current)
@@ -256,13 +238,12 @@ export class Lifecycle {
       await table.save(current)
       return path
     })
-    return archived.finally(() => table.archiving.delete(record.id))
   }
 
   /** Moves an archived worktree back next to the repository and respawns the agent. */
   restoreArchived(ref: SessionRef): Promise<string> {
     return this.table.operate(ref, async (record) => {
-      if (stateOf(record) !== 'archived') throw new Refused(`session "${record.title}" is not archived`)
+      refuseUnarchived(record)
       return this.unarchive(record)
     })
   }
@@ -300,19 +281,11 @@ export class Lifecycle {
 
   /** Restores an archived, lost or dead session (or, with force_reap, replaces a live one's runtime). */
   restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
-    const { bootId } = this.options
-    if (request.expected_daemon_boot_id && request.expected_daemon_boot_id !== bootId) {
-      throw new Refused(
-        `the daemon restarted (boot id ${bootId}, expected ${request.expected_daemon_boot_id}); refresh with Snapshot and retry`,
-      )
-    }
+    refuseOtherBoot(request.expected_daemon_boot_id, this.options.bootId)
     return this.table.operate(request, async (record) => {
-      const state = stateOf(record)
-      if (state !== 'archived' && state !== 'lost' && state !== 'dead' && !request.force_reap) {
-        throw new Refused(`session "${record.title}" is ${state ?? 'busy'}; pass force_reap to replace its runtime`)
-      }
+      refuseRestoring(record, request.force_reap)
       recreateUnderNotice(record)
-      if (state === 'archived') await this.unarchive(record)
+      if (stateOf(record) === 'archived') await this.unarchive(record)
       else await this.replaceRuntime(record)
     })
   }

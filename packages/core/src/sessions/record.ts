@@ -84,6 +84,17 @@ export interface RemotePlace {
   idle_reason?: IdleReason
   /** The remote stopped answering; the record holds its last-known state. */
   unreachable?: boolean
+  /** Archived: what was pushed before the remote was torn down (its endpoint and remote_id are then empty). */
+  archived?: ArchivedPush
+}
+
+/** What the archive of a hook session pushed to origin from its remote. */
+export interface ArchivedPush {
+  /** The origin URL the remote pushed to. */
+  origin: string
+  head: string
+  /** The snapshot commit of uncommitted work, when there was some. */
+  snapshot?: string
 }
 
 /** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
@@ -160,8 +171,6 @@ const HOOK_TAB_KINDS = TAB_KIND_NAMES.map((kind) => ({ kind, allowed: kind === '
 
 /** Kept for older clients: the one lifecycle move a session offers now. */
 function lifecycleActionOf(record: SessionRecord): LifecycleAction | undefined {
-  // Archive and restore of hook sessions are not served yet.
-  if (record.remote) return undefined
   const state = stateOf(record)
   if (state === 'archived' || state === 'lost' || state === 'dead') return 'restore'
   return isLive(record) ? 'archive' : undefined

@@ -90,6 +90,8 @@ export class Sessions {
       log: options.log,
       hookEnv: () => panes.subprocessEnv(),
       timeoutMs: hookTimeoutMs(options.env),
+      bootId: options.bootId,
+      targetedBy: (record) => this.targetedBy(record),
     })
     this.observer = new Observer(
       {
@@ -173,6 +175,11 @@ export class Sessions {
     await this.observer.close()
     this.hook.close()
     this.tmux.close()
+  }
+
+  /** The environment of git and other subprocesses the daemon runs: filtered as a pane's is. */
+  subprocessEnv(): NodeJS.ProcessEnv {
+    return this.panes.subprocessEnv()
   }
 
   // ---------------------------------------------------------------- queries

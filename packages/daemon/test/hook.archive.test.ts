@@ -1,0 +1,191 @@
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClient, DaemonError } from '@svc/protocol'
+import {
+  alive,
+  closeHookWorld,
+  git,
+  hookCalls,
+  openHookWorld,
+  placeLabel,
+  recordEvents,
+  remoteDirs,
+  remoteOf,
+  remotePid,
+  runCli,
+  session,
+  startSessionDaemon,
+  tempHomes,
+  waitFor,
+  waitForSession,
+  type HookWorld,
+} from '@svc/test-kit'
+
+// Archive pushes a hook session's branch from its remote to origin, then tears the remote
+// down; restore launches a new remote on that branch.
+const homes = tempHomes()
+let world: HookWorld
+
+beforeAll(async () => {
+  world = await openHookWorld(homes)
+})
+afterAll(async () => {
+  await closeHookWorld(world)
+  await homes.release()
+})
+
+const tokenFile = (id: string) => join(world.daemon.home, 'remote-tokens', id)
+const committer = ['-c', 'user.email=agent@example.com', '-c', 'user.name=agent']
+/** The subjects of `branch` on the bare origin, newest first. */
+const originLog = (branch: string) => git(world.origin, 'log', '--format=%s', branch).trim().split('\n')
+
+async function createHook(title: string, prompt: string) {
+  const reply = await world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title, backend: 'hook', prompt })
+  expect(reply.status, reply.text).toBe(200)
+  return waitForSession(world.daemon, title, (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+}
+
+/** Until the remote pane of the home session `id` shows `text`. */
+function paneShows(id: string, text: string) {
+  return waitFor(async () => (await world.daemon.client.call('Preview', { id })).text.includes(text), 15_000)
+}
+
+describe(`archive and restore of a hook session whose agent server runs ${placeLabel()}`, () => {
+  it('pushes commits and a snapshot of uncommitted work, tears the remote down, and restores onto a new remote on that branch', async () => {
+    const created = await createHook('keep', 'write the parser')
+    const before = remoteOf(world.state, 'keep')
+    const pid = remotePid(world.state, 'keep')
+    // The agent's work on the remote: one commit, then a change and a new file not committed.
+    await writeFile(join(before.workspace, 'parser.txt'), 'v1\n')
+    git(before.workspace, 'add', 'parser.txt')
+    git(before.workspace, ...committer, 'commit', '-q', '-m', 'parser, first cut')
+    await appendFile(join(before.workspace, 'parser.txt'), 'v2 not committed\n')
+    await writeFile(join(before.workspace, 'notes.txt'), 'untracked notes\n')
+    const launches = hookCalls(world.state).length
+    const events = await recordEvents(world.daemon.client)
+
+    const archived = await world.daemon.client.call('ArchiveSession', { id: created.id })
+    expect(archived.archived_path).toBe(`${world.origin}#main`)
+    // On origin: the snapshot over the agent's commit, holding exactly what was not committed.
+    expect(originLog('main').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
+    expect(git(world.origin, 'show', '--name-only', '--format=', 'main').trim().split('\n').sort()).toEqual(['notes.txt', 'parser.txt'])
+    expect(git(world.origin, 'show', 'main:parser.txt')).toBe('v1\nv2 not committed\n')
+    // The remote is gone: delete_cmd ran, the agent server stopped, the token file removed.
+    expect(hookCalls(world.state).slice(launches)).toEqual([expect.objectContaining({ hook: 'delete', argv: expect.arrayContaining(['--name', 'keep']) })])
+    expect(alive(pid)).toBe(false)
+    expect(remoteDirs(world.state)).toEqual([])
+    expect(existsSync(tokenFile(created.id))).toBe(false)
+    const row = await session(world.daemon, 'keep')
+    expect(row).toMatchObject({ id: created.id, backend: 'hook', liveness_name: 'archived', lifecycle_action: 'restore' })
+    expect(row.remote_host).toBeUndefined()
+    // Nothing to reach while archived.
+    const prompt = await world.daemon.post('/v1/SendPrompt', { id: created.id, prompt: 'hello?' })
+    expect(prompt.json.error.message).toContain('restore it with RestoreArchived first')
+    const again = await world.daemon.post('/v1/ArchiveSession', { id: created.id })
+    expect(again.json.error.message).toBe('session "keep" is already archived')
+    // Every client hears of it, under the home id.
+    await events.next('session.archived', (frame) => frame.data.id === created.id)
+    events.close()
+
+    // A restarted home daemon keeps it archived, asking nothing of the torn-down remote.
+    await world.daemon.stop()
+    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    expect(await session(world.daemon, 'keep')).toMatchObject({ id: created.id, liveness_name: 'archived', lifecycle_action: 'restore' })
+    expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toContain('has no token file')
+    const restoredEvents = await recordEvents(world.daemon.client)
+
+    const restored = await world.daemon.client.call('RestoreArchived', { id: created.id })
+    const launch = hookCalls(world.state).at(-1)
+    expect(launch?.hook).toBe('launch')
+    expect(launch?.argv.slice(-9)).toEqual(['--name', 'keep', '--title', 'keep', '--repo', world.origin, '--branch', 'main', '--restore'])
+    // A new agent server on the pushed branch, the snapshot's files in its workspace.
+    const after = remoteOf(world.state, 'keep')
+    expect(after.token).not.toBe(before.token)
+    expect(restored.worktree_path).toBe(after.workspace)
+    expect(readFileSync(join(after.workspace, 'notes.txt'), 'utf8')).toBe('untracked notes\n')
+    expect(git(after.workspace, 'log', '-1', '--format=%s')).toBe('svc: snapshot before archive\n')
+    const [remoteRow] = (await createClient({ url: after.url, token: after.token }).call('Snapshot', {})).instances
+    expect(remoteRow).toMatchObject({ title: 'keep', in_place: true, path: after.workspace })
+    expect(readFileSync(tokenFile(created.id), 'utf8')).toBe(after.token)
+    // Live again under the same home id, and the new agent was told it resumes, and what for.
+    const live = await waitForSession(world.daemon, 'keep', (row) => row.liveness_name === 'ready' && row.remote_unreachable === undefined)
+    expect(live).toMatchObject({ id: created.id, lifecycle_action: 'archive', remote_host: world.place.address })
+    await paneShows(created.id, 'restored on a new machine')
+    await paneShows(created.id, 'write the parser')
+    await world.daemon.client.call('SendPrompt', { id: created.id, prompt: 'carry on after restore' })
+    await paneShows(created.id, 'carry on after restore')
+    await restoredEvents.next('session.restored', (frame) => frame.data.id === created.id)
+    restoredEvents.close()
+
+    // Killed once archived again: no remote to tear down, only the record goes.
+    await world.daemon.client.call('ArchiveSession', { id: created.id })
+    const deletes = hookCalls(world.state).filter((call) => call.hook === 'delete').length
+    expect(await world.daemon.client.call('KillSession', { id: created.id })).toEqual({ ok: true })
+    expect(hookCalls(world.state).filter((call) => call.hook === 'delete')).toHaveLength(deletes)
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+  })
+
+  it('refuses an archive whose push origin rejects, saying why, with the session still running and nothing torn down', async () => {
+    const created = await createHook('stay', 'hold on')
+    const remote = remoteOf(world.state, 'stay')
+    // The agent server's push is behind its token, as every route of it.
+    const guessed = await createClient({ url: remote.url, token: 'guessed' }).agentServer.push('main').catch((error: unknown) => error)
+    expect(guessed).toBeInstanceOf(DaemonError)
+    expect((guessed as DaemonError).status).toBe(401)
+    await writeFile(join(remote.workspace, 'draft.txt'), 'not pushed\n')
+    const hook = join(world.origin, 'hooks', 'pre-receive')
+    writeFileSync(hook, '#!/bin/sh\necho "origin is frozen for the release" >&2\nexit 1\n', { mode: 0o755 })
+    const originHead = git(world.origin, 'rev-parse', 'main')
+    const calls = hookCalls(world.state).length
+    try {
+      const reply = await world.daemon.post('/v1/ArchiveSession', { id: created.id })
+      expect(reply.status).toBe(500)
+      expect(reply.json.error.message).toContain('could not archive hook session "stay": the remote at ')
+      expect(reply.json.error.message).toContain('origin is frozen for the release')
+      expect(reply.json.error.message).toContain('it still runs there and nothing was torn down')
+      expect(reply.json.error.message).not.toContain(remote.token)
+    } finally {
+      rmSync(hook)
+    }
+    expect(git(world.origin, 'rev-parse', 'main')).toBe(originHead)
+    expect(hookCalls(world.state)).toHaveLength(calls)
+    expect(alive(remotePid(world.state, 'stay'))).toBe(true)
+    expect(existsSync(tokenFile(created.id))).toBe(true)
+    expect(await session(world.daemon, 'stay')).toMatchObject({ liveness_name: 'ready', lifecycle_action: 'archive', remote_host: world.place.address })
+    await world.daemon.client.call('SendPrompt', { id: created.id, prompt: 'still here' })
+    await paneShows(created.id, 'still here')
+    // Its work stayed in the workspace, committed as the snapshot a retry pushes.
+    expect(readFileSync(join(remote.workspace, 'draft.txt'), 'utf8')).toBe('not pushed\n')
+    await world.daemon.client.call('ArchiveSession', { id: created.id })
+    expect(git(world.origin, 'show', 'main:draft.txt')).toBe('not pushed\n')
+    await world.daemon.client.call('KillSession', { id: created.id })
+  })
+
+  it('is restored with svc sessions restore --force-reap when its remote is lost: a new remote on the branch origin has', async () => {
+    const created = await createHook('lost', 'start')
+    const pid = remotePid(world.state, 'lost')
+    process.kill(pid, 'SIGKILL')
+    await waitForSession(world.daemon, 'lost', (row) => row.remote_unreachable === true)
+    const env = { SERVICE_HOME: world.daemon.home }
+    const refused = await runCli(['sessions', 'restore', 'lost'], env)
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain('pass force_reap to replace its runtime')
+
+    const restored = await runCli(['sessions', 'restore', 'lost', '--force-reap'], env)
+    expect(restored.code, restored.stderr).toBe(0)
+    // The lost remote was torn down first, then a new one launched with --restore.
+    expect(hookCalls(world.state).slice(-2).map((call) => [call.hook, call.argv.at(-1)])).toEqual([
+      ['delete', 'lost'],
+      ['launch', '--restore'],
+    ])
+    const after = remoteOf(world.state, 'lost')
+    expect(git(after.workspace, 'rev-parse', 'HEAD')).toBe(git(world.origin, 'rev-parse', 'main'))
+    const live = await waitForSession(world.daemon, 'lost', (row) => row.liveness_name === 'ready' && row.remote_unreachable === undefined)
+    expect(live.id).toBe(created.id)
+    await paneShows(created.id, 'restored on a new machine')
+    await world.daemon.client.call('KillSession', { id: created.id })
+    expect(readdirSync(join(world.daemon.home, 'remote-tokens'))).toEqual([])
+  })
+})
