@@ -11,6 +11,7 @@ export default defineConfig({
       '@svc/protocol': source('protocol'),
       '@svc/core': source('core'),
       '@svc/daemon': source('daemon'),
+      '@svc/tui/attached-terminal': fileURLToPath(new URL('./packages/tui/src/attached-terminal.ts', import.meta.url)),
       '@svc/tui': source('tui'),
       '@svc/test-kit': source('test-kit'),
     },

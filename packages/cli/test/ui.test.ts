@@ -11,6 +11,7 @@ import {
   paneText,
   placeLabel,
   remoteDirs,
+  remoteOf,
   remotePid,
   runCli,
   session,
@@ -225,7 +226,7 @@ describe(`a hook session in the terminal UI, its agent server ${placeLabel()}`, 
     await hookHomes.release()
   })
 
-  it('is created with the CLI, listed with its host, previewed, and killed after confirmation with its remote cleaned up', async () => {
+  it('is created with the CLI, listed with its host, previewed, attached through the daemon, and killed after confirmation with its remote cleaned up', async () => {
     world = await openHookWorld(hookHomes)
     const hookEnv = { SERVICE_HOME: world.daemon.home }
     const created = await runCli(['sessions', 'create', 'tui-hook', '--backend', 'hook', '--repo', world.repo], hookEnv)
@@ -236,6 +237,27 @@ describe(`a hook session in the terminal UI, its agent server ${placeLabel()}`, 
     const listed = await shows(`── tui-hook · on ${world.place.address} ─`)
     expect(listed).toMatch(/^ {2}● \w+ +tui-hook +.*claude@/m)
     await shows('fake-agent ready')
+
+    // Enter attaches through the daemon's terminal stream, relayed to the remote: its tmux is not the home's.
+    expect(screen?.text()).toContain('⏎ attach (Ctrl-\\ back)')
+    screen?.keys('Enter')
+    await waitFor(() => !screen?.text().includes('⏎ attach') || undefined)
+    await shows('fake-agent ready')
+    screen?.keys('typed on the remote', 'Enter')
+    await shows('received: typed on the remote')
+    const remoteAgent = (await session(world.daemon, 'tui-hook')).tabs[0]?.tmux_name as string
+    expect(paneText(remoteOf(world.state, 'tui-hook').home, remoteAgent)).toContain('received: typed on the remote')
+    screen?.keys('C-\\')
+    await shows('back from tui-hook (agent)')
+    await shows(`── tui-hook · on ${world.place.address} ─`)
+    // The tabs view's agent tab goes the same way.
+    screen?.keys('t')
+    await shows('enter attach (Ctrl-\\ back)')
+    screen?.keys('Enter')
+    await waitFor(() => !screen?.text().includes('Tabs of tui-hook') || undefined)
+    await shows('received: typed on the remote')
+    screen?.keys('C-\\')
+    await shows(/back from tui-hook \(agent\)[\s\S]*── tui-hook · on /)
 
     screen?.keys('K')
     const question = await shows('Kill tui-hook?')

@@ -1,6 +1,8 @@
+import type { Session } from './state/types.js'
+
 /** The main screen's keys, in the order the footer and the help list them. */
 export const MAIN_KEYS: ReadonlyArray<{ key: string; label: string; help: string }> = [
-  { key: 'enter', label: 'attach', help: "attach to the agent (tmux; detach with Ctrl-b d to come back)" },
+  { key: 'enter', label: 'attach', help: 'attach to the agent (tmux: Ctrl-b d comes back; a hook session: Ctrl-\\)' },
   { key: 'n', label: 'new', help: 'new session: project, title, program, account, first prompt' },
   { key: 'p', label: 'prompt', help: 'send a prompt and show whether it was delivered' },
   { key: 't', label: 'tabs', help: "the session's tabs: attach to one, or open a shell or a process" },
@@ -17,3 +19,12 @@ export const MAIN_KEYS: ReadonlyArray<{ key: string; label: string; help: string
 ]
 
 export const MOVE_HELP = '↑/↓ or k/j move, PgUp/PgDn page'
+
+/**
+ * A hook session's tabs run in its remote's tmux: they are attached through the daemon's
+ * terminal stream, where Ctrl-\ (not tmux's Ctrl-b d) comes back.
+ */
+export const viaStream = (session: Session | undefined): boolean => session?.backend === 'hook'
+
+/** Said beside attach where it goes through the stream. */
+export const STREAM_DETACH = 'Ctrl-\\ back'

@@ -1,26 +1,27 @@
 import { ReadStream } from 'node:tty'
 import { render } from 'ink'
 import type { Client } from '@svc/protocol'
-import { attachTmux } from './attach.js'
+import { attach } from './attach.js'
 import { App, type Memory, type Outcome } from './components/App.js'
 import { Live } from './live.js'
 
 export interface UiOptions {
   client: Client
-  /** The daemon's tmux socket: attaching runs tmux against it. */
+  /** The daemon's tmux socket: attaching to a local session runs tmux against it. */
   tmuxSocket: string
   /** Offered as a project in the new-session dialog. */
   cwd: string
 }
 
-const ALTERNATE_SCREEN = '\x1b[?1049h\x1b[H\x1b[2J'
+const CLEAR = '\x1b[H\x1b[2J'
+const ALTERNATE_SCREEN = `\x1b[?1049h${CLEAR}`
 const MAIN_SCREEN = '\x1b[?1049l'
 const BELL = '\x07'
 
 /**
- * One showing of the screen, until it quits or lends the terminal to tmux. It reads the
- * terminal through a stream of its own, destroyed when it closes: a paused stream still
- * reads ahead, and would take keys meant for tmux.
+ * One showing of the screen, until it quits or lends the terminal to tmux or a terminal
+ * stream. It reads the terminal through a stream of its own, destroyed when it closes: a
+ * paused stream still reads ahead, and would take keys meant for the attached terminal.
  */
 function show(options: UiOptions, live: Live, memory: Memory): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -52,13 +53,13 @@ export async function runUi(options: UiOptions): Promise<void> {
     for (;;) {
       process.stdout.write(ALTERNATE_SCREEN)
       const outcome = await show(options, live, memory)
-      process.stdout.write(MAIN_SCREEN)
       if ('quit' in outcome) return
-      const { label, ...target } = outcome.attach
-      const code = await attachTmux(options.client, { ...target, tmuxSocket: options.tmuxSocket })
-      memory.notice = code === 0 ? { text: `back from ${label}`, error: false } : { text: `tmux attach to ${label} failed`, error: true }
+      // tmux brings its own alternate screen and leaves it on detach; a stream draws where it is, here on the UI's, cleared.
+      process.stdout.write('tmuxName' in outcome.attach ? MAIN_SCREEN : CLEAR)
+      memory.notice = await attach(options.client, options.tmuxSocket, outcome.attach)
     }
   } finally {
+    process.stdout.write(MAIN_SCREEN)
     live.stop()
   }
 }

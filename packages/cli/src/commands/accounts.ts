@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
-import { runAttached } from '../attached-terminal.js'
+import { runAttached } from '@svc/tui/attached-terminal'
 import { outputOf, printTable } from '../output.js'
 import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
 import { reply } from '../reply.js'

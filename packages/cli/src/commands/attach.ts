@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { runAttached } from '../attached-terminal.js'
+import { runAttached } from '@svc/tui/attached-terminal'
 import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
 import { UsageError } from '../exit.js'
 import { lookupSession, withSessionRef, type SessionRefOptions } from '../session-ref.js'

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { ResponseOf } from '@svc/protocol'
-import { runAttached } from '../attached-terminal.js'
+import { runAttached } from '@svc/tui/attached-terminal'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
 import { outputOf, printJson, printTable } from '../output.js'

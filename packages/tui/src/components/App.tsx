@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react'
 import { UnreachableError, type Client, type RequestOf } from '@svc/protocol'
+import type { AttachTarget } from '../attach.js'
+import { viaStream } from '../keys.js'
 import type { Live } from '../live.js'
 import { handoff, refusal } from '../refusal.js'
 import { moveSelection, sessionRows } from '../state/rows.js'
@@ -21,10 +23,11 @@ import { useKeys } from './useKeys.js'
 import { useRefState } from './useRefState.js'
 
 /**
- * Why the screen closed: the person quit, or it lends the terminal to tmux and comes back
- * (to a session's tab, leasing its status poll, or to the config assistant).
+ * Why the screen closed: the person quit, or it lends the terminal and comes back: to tmux
+ * (a local session's tab, leasing its status poll, or the config assistant), or to the
+ * daemon's terminal stream (a hook session's tab, on its remote).
  */
-export type Outcome = { quit: true } | { attach: { label: string; tmuxName: string; leaseOn?: string } }
+export type Outcome = { quit: true } | { attach: AttachTarget }
 
 /** What the screen keeps across an attach, when it is unmounted and made again. */
 export interface Memory {
@@ -98,16 +101,19 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
     close()
     act(doing, work)
   }
-  const attach = (session: Session, tab: string, tmuxName: string) => {
+  /** The tab at `index`: a hook session's through the daemon's stream (its tmux is the remote's), a local one's through tmux. */
+  const attach = (session: Session, index: number, tab: { name: string; tmuxName: string }) => {
     live.markSeen(session.id)
-    onExit({ attach: { label: `${session.title} (${tab})`, tmuxName, leaseOn: session.id } })
+    const label = `${session.title} (${tab.name})`
+    onExit({ attach: viaStream(session) ? { label, stream: { id: session.id, tab: index } } : { label, tmuxName: tab.tmuxName, leaseOn: session.id } })
   }
   const chooseTab = (session: Session, choice: TabChoice) => {
-    if ('attach' in choice) return attach(session, choice.attach.name, choice.attach.tmuxName)
+    if ('attach' in choice) return attach(session, choice.attach.index, choice.attach)
     submit(`opening a tab in ${session.title}`, async () => {
       const tab = await client.call('CreateTab', { id: session.id, ...choice.open })
       if (tab.tmux_name === undefined) return `opened ${tab.name}`
-      attach(session, tab.name, tab.tmux_name)
+      // A new tab comes last.
+      attach(session, session.tabs.length, { name: tab.name, tmuxName: tab.tmux_name })
       return `opened ${tab.name}`
     })
   }
@@ -153,7 +159,7 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
           }),
       }
       if (key.return && session.liveness_name === 'archived') return setNotice({ text: `${session.title} is archived: r restores it`, error: true })
-      if (key.return && agent?.tmux_name) return attach(session, agent.name, agent.tmux_name)
+      if (key.return && agent?.tmux_name) return attach(session, 0, { name: agent.name, tmuxName: agent.tmux_name })
       onSession[input]?.()
     },
   )

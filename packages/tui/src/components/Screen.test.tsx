@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Text } from 'ink'
 import { render } from 'ink-testing-library'
-import { sampleSessions, SAMPLE_NOW } from '../sample.js'
+import { sampleSession, sampleSessions, SAMPLE_NOW } from '../sample.js'
 import { EMPTY_FLEET, resynced } from '../state/fleet.js'
 import { sessionRows } from '../state/rows.js'
 import { previewLines } from './PreviewPane.js'
@@ -56,6 +56,12 @@ describe('Screen', () => {
     const view = render(<Screen {...propsWith({ view: <Text>the view</Text> })} />).lastFrame() ?? ''
     expect(view).toContain('the view')
     expect(view).not.toContain('session-000')
+  })
+
+  it("says in the footer that a hook session's attach comes back on Ctrl-\\ (it goes through the daemon's stream, not tmux)", () => {
+    const footer = (selected: ScreenProps['selected']) => render(<Screen {...propsWith({ selected })} />).lastFrame()?.split('\n').at(-2)
+    expect(footer(sampleSession({ backend: 'hook', remote_host: '10.0.0.2' }))).toContain('⏎ attach (Ctrl-\\ back)  n new')
+    expect(footer(sampleSession())).toContain('⏎ attach  n new')
   })
 
   it('keeps the last lines of the pane that fit, without the blank ones below', () => {

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { Box } from 'ink'
+import { viaStream } from '../keys.js'
 import type { Connection } from '../live.js'
 import type { Row } from '../state/rows.js'
 import type { Session } from '../state/types.js'
@@ -54,7 +55,7 @@ export function Screen(props: ScreenProps) {
         </Box>
       )}
       <Box height={2} flexShrink={0}>
-        <Footer width={width} />
+        <Footer width={width} stream={viaStream(props.selected)} />
       </Box>
     </Box>
   )

@@ -1,10 +1,11 @@
 import { Box, Text } from 'ink'
+import { STREAM_DETACH, viaStream } from '../keys.js'
 import type { Session } from '../state/types.js'
 import { Form } from './Form.js'
 import { useKeys } from './useKeys.js'
 import { useRefState } from './useRefState.js'
 
-export type TabChoice = { attach: { name: string; tmuxName: string } } | { open: { shell: true } | { command: string } }
+export type TabChoice = { attach: { index: number; name: string; tmuxName: string } } | { open: { shell: true } | { command: string } }
 
 export interface TabsProps {
   session: Session
@@ -25,7 +26,7 @@ export function Tabs({ session, onChoose, onCancel }: TabsProps) {
     if (input === 's') return onChoose({ open: { shell: true } })
     if (input === 'c') return setAsking(true)
     const tab = tabs[at()]
-    if (key.return && tab?.tmux_name) onChoose({ attach: { name: tab.name, tmuxName: tab.tmux_name } })
+    if (key.return && tab?.tmux_name) onChoose({ attach: { index: at(), name: tab.name, tmuxName: tab.tmux_name } })
   })
   if (asking()) {
     return (
@@ -46,7 +47,7 @@ export function Tabs({ session, onChoose, onCancel }: TabsProps) {
           {`${index} ${tab.kind_name.padEnd(8)}${tab.name}${tab.command ? `  ${tab.command}` : ''}${tab.url ? `  ${tab.url}` : ''}`}
         </Text>
       ))}
-      <Text color="gray">enter attach  s new shell  c new process  esc back</Text>
+      <Text color="gray">{`enter attach${viaStream(session) ? ` (${STREAM_DETACH})` : ''}  s new shell  c new process  esc back`}</Text>
     </Box>
   )
 }

@@ -3,13 +3,22 @@ import type { TerminalStream } from '@svc/protocol'
 /** Ctrl-\: leaves the stream. (tmux's Ctrl-b d would only detach the daemon's shared client, which attaches again.) */
 export const DETACH_KEY = 0x1c
 
+/** How an attached terminal ended: the person detached, the tab's process exited, or the daemon closed the stream. */
+export type AttachEnd = 'detached' | { exit: number } | 'closed'
+
+/** The terminal lent to a stream: process.stdin by default; the TUI lends a reader of its own (a paused one reads ahead). */
+export interface AttachedTerminal {
+  stdin: NodeJS.ReadStream
+  stdout: NodeJS.WriteStream
+}
+
 /**
  * Makes this terminal a subscriber of `stream` until it detaches (the detach key) or the
  * terminal goes away: raw keys in, the daemon's frames out, the size kept in step.
- * Resolves with how it ended.
+ * Resolves with how it ended. Shared by the CLI's attaching commands and the TUI's
+ * attach to a hook session (both through the daemon's terminal stream).
  */
-export async function runAttached(stream: TerminalStream): Promise<'detached' | { exit: number } | 'closed'> {
-  const { stdin, stdout } = process
+export async function runAttached(stream: TerminalStream, { stdin, stdout }: AttachedTerminal = process): Promise<AttachEnd> {
   const resize = () => stream.resize(stdout.rows, stdout.columns)
   let detached = false
   const keys = (chunk: Buffer) => {
