@@ -17,7 +17,7 @@ const HOME_SOCKET = 'daemon-http.sock'
  * is `~/svc-workspaces/h-<12 hex of the slug's sha256>.home`. Both scripts compute the
  * same, so the stop script finds what the start script made.
  */
-function places(slug: string): string {
+export function places(slug: string): string {
   const short = `h-${createHash('sha256').update(slug).digest('hex').slice(0, 12)}`
   return `base="$HOME/svc-workspaces"
 ws="$base/"${shellQuote(slug)}
