@@ -7,13 +7,14 @@ import { completeLines, tempHomes, waitFor, makeRepo, startSessionDaemon, tmux, 
 const homes = tempHomes()
 afterAll(homes.release)
 
-/** A `tmux` first on PATH that logs each invocation's command, then runs the real one. */
+/** A `tmux` first on PATH that logs each invocation's (first) command, then runs the real one. */
 async function countingTmux(dir: string): Promise<{ bin: string; log: string }> {
   const real = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim()
   const bin = join(dir, 'bin')
   const log = join(dir, 'tmux-calls.log')
   await mkdir(bin)
-  await writeFile(join(bin, 'tmux'), `#!/bin/sh\necho "$3" >> '${log}'\nexec '${real}' "$@"\n`)
+  // The daemon runs `tmux -u -S <socket> <command> ...`.
+  await writeFile(join(bin, 'tmux'), `#!/bin/sh\necho "$4" >> '${log}'\nexec '${real}' "$@"\n`)
   await chmod(join(bin, 'tmux'), 0o755)
   await writeFile(log, '')
   return { bin, log }

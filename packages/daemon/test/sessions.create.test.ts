@@ -123,7 +123,7 @@ describe('where and what runs', () => {
     expect(backends).toEqual({
       backends: [
         { name: 'local', status: 'available', label: expect.any(String) },
-        { name: 'hook', status: 'unavailable', reason: expect.stringContaining('sets no remote_hooks.launch_cmd'), label: expect.any(String) },
+        { name: 'hook', status: 'unavailable', reason: expect.stringContaining('sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd'), label: expect.any(String) },
       ],
       default: 'local',
       default_status: 'available',

@@ -45,6 +45,8 @@ export interface ServicePaths {
   archived: string
   /** Hook sessions' bearer tokens, one 0600 file per session id. */
   remoteTokens: string
+  /** Provisioned hook sessions' ssh state, one 0700 directory per session id (its pinned known_hosts). */
+  remoteSsh: string
   tmuxSocket: string
 }
 
@@ -68,6 +70,7 @@ export function servicePaths(home: string): ServicePaths {
     accounts: at('accounts'),
     archived: at('archived'),
     remoteTokens: at('remote-tokens'),
+    remoteSsh: at('remote-ssh'),
     tmuxSocket: at('tmux.sock'),
   }
 }

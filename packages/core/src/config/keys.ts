@@ -92,9 +92,6 @@ function userName(): string {
   }
 }
 
-/** How a purpose starts for a key this version stores but does not act on yet. */
-export const RESERVED = 'Reserved, not served yet:'
-
 /** Every user-facing global key. Dotted names are nested objects in config.json. */
 export const CONFIG_KEYS = {
   default_program: key(
@@ -115,13 +112,13 @@ export const CONFIG_KEYS = {
     'common',
     word(BACKEND_NAMES),
     'local',
-    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), or hook (a remote agent server that the repository's launch_cmd starts)",
+    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), or hook (a remote agent server on a host the repository's provision_cmd makes, or that its launch_cmd starts)",
   ),
   'remote_hooks.provision_cmd': repoKey(
     'advanced',
     string(),
     '',
-    `${RESERVED} command that provisions a host for a hook session and prints {host, host_key, user?, port?}; a command to trust like program_overrides`,
+    'Command that makes a host for a hook session and prints {host, host_key, user?, port?}; svc then reaches it over ssh with that host key pinned, clones the repository there and starts svc agent-server; instead of launch_cmd',
   ),
   'remote_hooks.launch_cmd': repoKey(
     'advanced',
@@ -134,6 +131,18 @@ export const CONFIG_KEYS = {
     string(),
     '',
     'Command run with --name <slug> to tear down a hook session after a kill or a failed create',
+  ),
+  remote_ssh_command: key(
+    'advanced',
+    string(nonEmpty),
+    'ssh',
+    'The ssh client command line svc reaches provisioned hosts with (e.g. "ssh -i ~/.ssh/svc_ed25519"); svc adds the host key pinning and connection sharing options before your arguments',
+  ),
+  remote_svc_command: key(
+    'advanced',
+    string(nonEmpty),
+    'svc',
+    'The command that runs svc on a provisioned host (e.g. "~/.local/bin/svc"), as that host\'s shell reads it',
   ),
   session_env_passthrough: key(
     'common',

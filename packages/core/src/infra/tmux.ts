@@ -95,7 +95,10 @@ export class Tmux {
   }
 
   private args(commands: string[][]): string[] {
-    return ['-S', this.socket, ...commands.flatMap((command, i) => (i === 0 ? command : [';', ...command]))]
+    // -u: without a UTF-8 locale in the environment (an agent server started over ssh or
+    // by an init system often has none), tmux writes tabs in -F output and non-ASCII in
+    // captures as "_", and every listing would read as no session at all.
+    return ['-u', '-S', this.socket, ...commands.flatMap((command, i) => (i === 0 ? command : [';', ...command]))]
   }
 
   private failure(commands: string[][], message: string, stdout: string): TmuxError {

@@ -21,22 +21,32 @@ export function redact(text: string, ...secrets: Array<string | undefined>): str
 }
 
 /**
- * The endpoint launch_cmd printed: stdout holds only one JSON object `{url, token}`
- * (whitespace around it allowed). Throws a message fit to show, the token redacted.
+ * The one JSON object a hook printed: its stdout holds only that (whitespace around it
+ * allowed). `shape` names its fields for messages. Throws a message fit to show, any
+ * token redacted.
  */
-export function parseEndpoint(stdout: string): Endpoint {
+export function hookAnswer(stdout: string, shape: string): { value: Record<string, unknown>; shown: () => string } {
   const text = stdout.trim()
   const shown = () => (text === '' ? 'nothing' : JSON.stringify(redact(text).slice(0, 300)))
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    throw new Error(`its stdout must be only one JSON object {url, token} (progress goes to stderr), but it printed ${shown()}`)
+    throw new Error(`its stdout must be only one JSON object ${shape} (progress goes to stderr), but it printed ${shown()}`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`its stdout must be one JSON object {url, token}, not ${shown()}`)
+    throw new Error(`its stdout must be one JSON object ${shape}, not ${shown()}`)
   }
-  const { url, token } = value as { url?: unknown; token?: unknown }
+  return { value: value as Record<string, unknown>, shown }
+}
+
+/**
+ * The endpoint launch_cmd printed: stdout holds only one JSON object `{url, token}`
+ * (whitespace around it allowed). Throws a message fit to show, the token redacted.
+ */
+export function parseEndpoint(stdout: string): Endpoint {
+  const { value, shown } = hookAnswer(stdout, '{url, token}')
+  const { url, token } = value
   const missing = [typeof url === 'string' && url !== '' ? '' : 'url', typeof token === 'string' && token !== '' ? '' : 'token'].filter(Boolean)
   if (missing.length > 0) throw new Error(`its endpoint JSON lacks ${missing.join(' and ')} (a non-empty string each): ${shown()}`)
   let parsed: URL

@@ -4,6 +4,7 @@ import type { Static } from 'typebox'
 import { DaemonError, quote, TabKind, type Client, type DeliveryStatus, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { commandLineOf } from '../agents.js'
+import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
 import type { Settings } from '../config/keys.js'
 import { committed, type SessionRef, type SessionTable } from '../sessions/table.js'
@@ -23,6 +24,8 @@ import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
 import { resumeBrief } from './resume-brief.js'
 import { slugOf } from './slug.js'
+import { parseProvisionedHost, type ProvisionedHost } from './ssh-host.js'
+import { SshLinks, type SshTimings } from './ssh-links.js'
 import type { RemoteTokens } from './tokens.js'
 import type { CreationJournal, HookIntent } from '../sessions/reconcile.js'
 
@@ -31,11 +34,16 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 export interface HookOptions {
   table: SessionTable
   resolver: ConfigResolver
+  /** remote_ssh_command and remote_svc_command, read at each use. */
+  config: Pick<Config, 'get'>
+  /** `$SERVICE_HOME/remote-ssh`: provisioned sessions' known_hosts and control sockets. */
+  sshDir: string
+  sshTimings: SshTimings
   tokens: RemoteTokens
   log: Logger
   /** The environment hooks run with: the daemon's, filtered as a pane's is. */
   hookEnv(): NodeJS.ProcessEnv
-  /** How long launch_cmd and delete_cmd may take. */
+  /** How long launch_cmd, provision_cmd, delete_cmd and one ssh run may take. */
   timeoutMs: number
   /** CreateSession's intents: a create the daemon died in runs delete_cmd at the next start. */
   creations: Pick<CreationJournal, 'begin' | 'end' | 'undo'>
@@ -53,6 +61,8 @@ class LaunchFailed extends Error {
     super(reason)
   }
 }
+
+type HookKey = 'remote_hooks.launch_cmd' | 'remote_hooks.provision_cmd' | 'remote_hooks.delete_cmd'
 
 /** What a hook create needs that the lifecycle already worked out. */
 export interface HookCreate {
@@ -77,6 +87,11 @@ function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string |
   if (!(error instanceof LaunchFailed)) return error
   const cleanup = undoFailure ? `; then ${undoFailure}` : `; delete_cmd --name ${intent.hook.slug} ran`
   return new Refused(redact(`could not start hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+}
+
+/** The host a hook session runs on, as messages name it: the provisioned host, else its endpoint's. */
+function hostOfPlace(place: NonNullable<SessionRecord['remote']>): string {
+  return place.ssh?.host ?? hostOf(place.endpoint)
 }
 
 function notYet(what: string): Promise<never> {
@@ -117,20 +132,29 @@ interface LaunchPlan {
 
 /**
  * Sessions that run on a remote agent server, which the repository's launch_cmd
- * started: created there in place, driven with the protocol's client and the token
- * launch_cmd printed, torn down by delete_cmd. The home keeps the remote's row as the
- * session's last-known state.
+ * started, or which svc started over ssh on the host its provision_cmd made: created
+ * there in place, driven with the protocol's client and the agent server's token, torn
+ * down by delete_cmd. The home keeps the remote's row as the session's last-known state.
  */
 export class HookRuntime implements Runtime {
   /** Each hook session's client and token, from its token file (read at start) or launch_cmd. */
   private readonly clients = new Map<string, { client: Client; token: string }>()
   /** The remotes' event feeds, relayed into the home's rows and feed. */
   private readonly relay: EventRelay
+  /** Provisioned sessions' ssh masters and forwards, watched. */
+  private readonly ssh: SshLinks
 
   constructor(private readonly options: HookOptions) {
     this.relay = new EventRelay({
       onSession: (homeId, row, kind) => this.relayed(homeId, row, kind),
       onReachability: (endpoint, reachable) => this.reachability(endpoint, reachable),
+    })
+    this.ssh = new SshLinks({
+      dir: options.sshDir,
+      runner: { command: () => options.config.get('remote_ssh_command'), env: () => options.hookEnv(), timeoutMs: options.timeoutMs },
+      log: options.log,
+      timings: options.sshTimings,
+      listener: { down: (id) => this.sshDown(id), up: (id, endpoint) => this.sshUp(id, endpoint) },
     })
   }
 
@@ -166,11 +190,15 @@ export class HookRuntime implements Runtime {
       const token = await this.options.tokens.read(record.id)
       if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
       else this.adopt(record, token)
+      const { ssh, slug, endpoint } = placeOf(record)
+      // Its master and forward were ended with the daemon: reopened (the known_hosts file kept).
+      if (ssh) this.ssh.resume(record.id, slug, ssh, endpoint)
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.relay.close()
+    await this.ssh.close()
   }
 
   /** The link the event and stream relays reach the session by. */
@@ -214,7 +242,7 @@ export class HookRuntime implements Runtime {
     try {
       return await this.call(record, name, body)
     } catch (error) {
-      const host = hostOf(placeOf(record).endpoint)
+      const host = hostOfPlace(placeOf(record))
       if (isUnreachable(error)) {
         throw new Refused(`the remote of hook session ${quote(record.title)} at ${host} does not answer (${(error as Error).message}); its last-known state is kept and it is retried`)
       }
@@ -253,6 +281,29 @@ export class HookRuntime implements Runtime {
     if (before === 'running' && stateOf(record) === 'ready') table.emit(record.id, 'settled')
   }
 
+  /** A provisioned session's ssh master dropped: its remote is unreachable until it is reopened. */
+  private sshDown(id: string): void {
+    const record = this.options.table.records.get(id)
+    if (record) void this.unreachable(record).catch((error: Error) => this.options.log.warn({ err: error }, 'could not mark a remote unreachable'))
+  }
+
+  /**
+   * A provisioned session's master is open again and forwards `endpoint` (its local port
+   * may have changed): the record, the client and the event feed use it, the feed
+   * reconnecting at once rather than at its backoff's next try.
+   */
+  private sshUp(id: string, endpoint: string): void {
+    const record = this.options.table.records.get(id)
+    const token = this.clients.get(id)?.token
+    if (!record || token === undefined) return
+    const place = placeOf(record)
+    if (place.endpoint !== endpoint) {
+      place.endpoint = endpoint
+      void this.options.table.save(record, false).catch((error: Error) => this.options.log.warn({ err: error }, 'could not save a moved forward'))
+    }
+    this.adopt(record, token)
+  }
+
   /** The remote stopped answering: the record keeps its last-known state, marked so. */
   async unreachable(record: SessionRecord): Promise<void> {
     const place = placeOf(record)
@@ -264,7 +315,7 @@ export class HookRuntime implements Runtime {
 
   // ---------------------------------------------------------------- hooks
 
-  private async runHookCommand(settings: Settings, key: 'remote_hooks.launch_cmd' | 'remote_hooks.delete_cmd', root: string, args: string[]): Promise<HookRun> {
+  private async runHookCommand(settings: Settings, key: HookKey, root: string, args: string[]): Promise<HookRun> {
     const argv = [...hookArgv(settings[key], root), ...args]
     return runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs)
   }
@@ -279,15 +330,46 @@ export class HookRuntime implements Runtime {
     return failure
   }
 
-  /** Why a launch failed, as a message fit to show (the token redacted). */
-  private launchFailure(run: HookRun): string | Endpoint {
+  /** Why a hook's run failed (a timeout, a non-zero exit), as a message fit to show; undefined when it exited 0. */
+  private runFailure(run: HookRun, hook: string): string | undefined {
     const stderr = run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''
-    if (run.timedOut) return `launch_cmd gave no answer within ${this.options.timeoutMs / 1000} s (its process group was killed)${stderr}`
-    if (run.code !== 0) return `launch_cmd exited with ${run.code ?? 'a signal'}${stderr}`
+    if (run.timedOut) return `${hook} gave no answer within ${this.options.timeoutMs / 1000} s (its process group was killed)${stderr}`
+    if (run.code !== 0) return `${hook} exited with ${run.code ?? 'a signal'}${stderr}`
+    return undefined
+  }
+
+  /** The endpoint launch_cmd printed, or why it is not usable. */
+  private launched(run: HookRun): Endpoint | string {
+    const failed = this.runFailure(run, 'launch_cmd')
+    if (failed !== undefined) return failed
     try {
       return parseEndpoint(run.stdout)
     } catch (error) {
-      return `launch_cmd's answer is not usable: ${(error as Error).message}${stderr}`
+      return `launch_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
+    }
+  }
+
+  /**
+   * The host provision_cmd printed, reached over ssh with its key pinned; the agent
+   * server started there and forwarded to a local port: that forward's endpoint, or why not.
+   */
+  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; restore: boolean }): Promise<Endpoint | string> {
+    const failed = this.runFailure(run, 'provision_cmd')
+    if (failed !== undefined) return failed
+    const place = placeOf(record)
+    let host: ProvisionedHost
+    try {
+      host = parseProvisionedHost(run.stdout)
+    } catch (error) {
+      return `provision_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
+    }
+    try {
+      const svc = this.options.config.get('remote_svc_command')
+      const provisioned = await this.ssh.provision(record.id, host, { slug: place.slug, repo: start.origin, branch: start.branch, restore: start.restore, svc })
+      place.ssh = provisioned.place
+      return provisioned.endpoint
+    } catch (error) {
+      return (error as Error).message
     }
   }
 
@@ -295,9 +377,10 @@ export class HookRuntime implements Runtime {
 
   /**
    * CreateSession with `backend: "hook"`: launch_cmd starts an agent server for the slug
-   * and prints its endpoint; the session is created there in place with the program's
-   * resolved command line and the prompt. Any failure runs delete_cmd and leaves
-   * nothing behind: no record, no token file.
+   * and prints its endpoint, or provision_cmd makes a host that svc starts one on over
+   * ssh; the session is created there in place with the program's resolved command line
+   * and the prompt. Any failure runs delete_cmd and leaves nothing behind: no record, no
+   * token file, no ssh directory or master.
    */
   async create({ request, repo, settings, program }: HookCreate): Promise<SessionRecord> {
     const { table } = this.options
@@ -328,7 +411,7 @@ export class HookRuntime implements Runtime {
         updated_at: now,
         status: 0,
         tabs: [],
-        remote: { endpoint: '', remote_id: '', slug, via: 'launch' },
+        remote: { endpoint: '', remote_id: '', slug, via: settings['remote_hooks.provision_cmd'].trim() ? 'provision' : 'launch' },
         // A restore's brief names it: the new agent has no other trace of the goal.
         ...(request.prompt ? { first_prompt: request.prompt } : {}),
       }
@@ -345,6 +428,7 @@ export class HookRuntime implements Runtime {
     } catch (error) {
       table.forget(record.id)
       this.drop(record.id)
+      await this.releaseHost(record)
       throw await this.launchUndone(hookIntent(record), error)
     } finally {
       table.created(record.id)
@@ -382,13 +466,23 @@ export class HookRuntime implements Runtime {
     return launchRefusal(intent, error, failure)
   }
 
+  /** A provisioned host's agent server, master and ssh directory, which svc made: gone before delete_cmd takes the host away. */
+  private async releaseHost(record: SessionRecord): Promise<void> {
+    const place = placeOf(record)
+    if (!place.ssh) return
+    await this.ssh.release(record.id, place.slug, place.ssh)
+    delete place.ssh
+  }
+
   private async launch(record: SessionRecord, { origin, branch, commandLine, prompt, settings, restore }: LaunchPlan): Promise<void> {
     const { table, tokens } = this.options
     const place = placeOf(record)
     const root = record.repo_path
     const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(restore ? ['--restore'] : [])]
-    const run = await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args)
-    const endpoint = this.launchFailure(run)
+    const endpoint =
+      place.via === 'provision'
+        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args), { origin, branch, restore: restore === true })
+        : this.launched(await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args))
     if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url
@@ -409,7 +503,7 @@ export class HookRuntime implements Runtime {
     if (!restore) record.base_sha = row.worktree.base_sha
     await table.save(record, true, restore)
     this.adopt(record, endpoint.token)
-    this.options.log.info({ session: record.title, host: hostOf(endpoint.url), slug: place.slug }, restore ? 'hook session restored' : 'hook session created')
+    this.options.log.info({ session: record.title, host: hostOfPlace(place), slug: place.slug, via: place.via }, restore ? 'hook session restored' : 'hook session created')
   }
 
   /**
@@ -428,7 +522,7 @@ export class HookRuntime implements Runtime {
           const gone = error instanceof DaemonError && /no session with id/.test(error.message)
           if (isUnreachable(error) && !request.force_reap) {
             throw new Refused(
-              `the remote of hook session ${quote(record.title)} at ${hostOf(place.endpoint)} does not answer; ` +
+              `the remote of hook session ${quote(record.title)} at ${hostOfPlace(place)} does not answer; ` +
                 'pass force_reap to run delete_cmd and remove the session anyway',
             )
           }
@@ -437,6 +531,7 @@ export class HookRuntime implements Runtime {
         table.transition(record, 'deleting')
         // Its event feed is let go first: an agent server being stopped need not wait for it.
         this.relay.unwatch(record.id)
+        await this.releaseHost(record)
         const settings = await resolver.runnable(record.repo_path)
         const failure = await this.runDelete(settings, record.repo_path, place.slug)
         if (failure) {
@@ -501,6 +596,7 @@ export class HookRuntime implements Runtime {
       log.warn({ session: record.title, err: error }, 'could not kill the remote session; delete_cmd tears its remote down')
     })
     this.relay.unwatch(record.id)
+    await this.releaseHost(record)
     const failure = await this.runDelete(settings, record.repo_path, place.slug)
     await tokens.remove(record.id)
     this.drop(record.id)
@@ -580,6 +676,7 @@ export class HookRuntime implements Runtime {
       await this.launch(record, { origin, branch: record.branch, commandLine: commandLineOf(record.program, settings.program_overrides), prompt, settings, restore: true })
     } catch (error) {
       this.drop(record.id)
+      await this.releaseHost(record)
       const failure = await this.undoLaunch(hookIntent(record)).catch((undoError: Error) => undoError.message)
       place.endpoint = ''
       place.remote_id = ''

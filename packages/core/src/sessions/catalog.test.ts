@@ -12,17 +12,21 @@ function hook(values: Partial<Settings>, distrust?: string) {
 describe('the hook backend', () => {
   const launch = { 'remote_hooks.launch_cmd': './launch.sh', 'remote_hooks.delete_cmd': './delete.sh' }
 
-  it('is available with a trusted launch_cmd and delete_cmd', () => {
-    expect(hook(launch)).toMatchObject({ status: 'available' })
-    expect(hook(launch)?.reason).toBeUndefined()
+  const provision = { 'remote_hooks.provision_cmd': './provision.sh', 'remote_hooks.delete_cmd': './delete.sh' }
+
+  it('is available with a trusted launch_cmd or provision_cmd, and delete_cmd', () => {
+    for (const hooks of [launch, provision]) {
+      expect(hook(hooks)).toMatchObject({ status: 'available' })
+      expect(hook(hooks)?.reason).toBeUndefined()
+    }
   })
 
   it('says why not', () => {
-    expect(hook({})?.reason).toContain('sets no remote_hooks.launch_cmd')
+    expect(hook({})?.reason).toContain('sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd')
     expect(hook(launch, 'the repository config /r/.svc/config.json is not trusted')?.reason).toContain('/r/.svc/config.json is not trusted')
     expect(hook({ 'remote_hooks.launch_cmd': './launch.sh' })?.reason).toContain('remote_hooks.delete_cmd is not set')
     expect(hook({ ...launch, 'remote_hooks.provision_cmd': './p.sh' })?.reason).toContain('both set; set exactly one')
-    expect(hook({ 'remote_hooks.provision_cmd': './p.sh', 'remote_hooks.delete_cmd': './d.sh' })?.reason).toContain('provision_cmd is not supported yet')
+    expect(hook({ 'remote_hooks.provision_cmd': './p.sh' })?.reason).toBe('remote_hooks.delete_cmd is not set; it is required beside remote_hooks.provision_cmd')
   })
 
   it('is the default a repository names, and what force_remote picks unless backend is given', () => {

@@ -24,23 +24,22 @@ type Backend = Backends['backends'][number]
 
 /**
  * Whether the hook backend can run sessions of a repository, and why not: its config
- * must be trusted and set launch_cmd (provision_cmd is not served yet) and delete_cmd.
+ * must be trusted and set exactly one of provision_cmd and launch_cmd, and delete_cmd.
  */
 function hookBackend({ settings, distrust }: InForce): Backend {
   const label = 'Remote (provisioned by hooks)'
   const launch = settings['remote_hooks.launch_cmd'].trim()
   const provision = settings['remote_hooks.provision_cmd'].trim()
+  const starter = provision ? 'remote_hooks.provision_cmd' : 'remote_hooks.launch_cmd'
   const reason = distrust
     ? distrust
     : launch && provision
       ? 'remote_hooks.launch_cmd and remote_hooks.provision_cmd are both set; set exactly one'
-      : provision
-        ? 'remote_hooks.provision_cmd is not supported yet; use remote_hooks.launch_cmd'
-        : !launch
-          ? "the repository's .svc/config.json sets no remote_hooks.launch_cmd"
-          : !settings['remote_hooks.delete_cmd'].trim()
-            ? 'remote_hooks.delete_cmd is not set; it is required beside remote_hooks.launch_cmd'
-            : undefined
+      : !launch && !provision
+        ? "the repository's .svc/config.json sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd"
+        : !settings['remote_hooks.delete_cmd'].trim()
+          ? `remote_hooks.delete_cmd is not set; it is required beside ${starter}`
+          : undefined
   return reason ? { name: 'hook', status: 'unavailable', reason, label } : { name: 'hook', status: 'available', label }
 }
 

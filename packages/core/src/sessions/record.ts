@@ -80,6 +80,8 @@ export interface RemotePlace {
   /** `--name` of launch_cmd and delete_cmd. */
   slug: string
   via: 'launch' | 'provision'
+  /** Provisioned sessions: the host reached over ssh, and the agent server's port there (the endpoint is a local forward to it). */
+  ssh?: SshPlace
   /** The remote row's idle reason, as last seen. */
   idle_reason?: IdleReason
   /** The remote stopped answering; the record holds its last-known state. */
@@ -95,6 +97,15 @@ export interface ArchivedPush {
   head: string
   /** The snapshot commit of uncommitted work, when there was some. */
   snapshot?: string
+}
+
+/** The host provision_cmd made, as ssh reaches it. */
+export interface SshPlace {
+  host: string
+  port?: number
+  user?: string
+  /** The agent server's port on the host's loopback. */
+  remote_port: number
 }
 
 /** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
@@ -242,7 +253,7 @@ export function encodeSession(
     // HandoffSession takes any live session, a running one included.
     can_handoff: isLive(record) && !record.remote,
     is_root: record.root === true,
-    remote_host: record.remote?.endpoint ? new URL(record.remote.endpoint).hostname : undefined,
+    remote_host: record.remote?.ssh?.host ?? (record.remote?.endpoint ? new URL(record.remote.endpoint).hostname : undefined),
     remote_unreachable: record.remote?.unreachable || undefined,
   }
 }

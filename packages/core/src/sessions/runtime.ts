@@ -52,7 +52,8 @@ export function onPath(command: string, path: string | undefined): boolean {
 
 const EDITORS = ['code-server', 'openvscode-server'] as const
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (free when asked; a caller binds it soon after). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)

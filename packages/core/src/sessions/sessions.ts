@@ -23,6 +23,7 @@ import { LocalRuntime } from './local-runtime.js'
 import { HookRuntime } from '../remote/hook-runtime.js'
 import { hookTimeoutMs } from '../remote/hook-command.js'
 import { RemoteTokens } from '../remote/tokens.js'
+import { sshTimings } from '../remote/ssh-links.js'
 import type { RemoteLink } from '../remote/link.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
@@ -86,6 +87,9 @@ export class Sessions {
       creations,
       table,
       resolver: options.resolver,
+      config: options.config,
+      sshDir: options.paths.remoteSsh,
+      sshTimings: sshTimings(options.env),
       tokens: new RemoteTokens(options.paths.remoteTokens),
       log: options.log,
       hookEnv: () => panes.subprocessEnv(),
@@ -173,7 +177,7 @@ export class Sessions {
 
   async close(): Promise<void> {
     await this.observer.close()
-    this.hook.close()
+    await this.hook.close()
     this.tmux.close()
   }
 

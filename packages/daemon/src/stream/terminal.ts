@@ -63,7 +63,8 @@ export class Terminal {
 
   private attach(): IPty {
     const env = Object.fromEntries(CLIENT_ENV_NAMES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])))
-    const pty = spawn('tmux', ['-S', this.tmux.socket, 'attach-session', '-t', `=${this.tmuxName}`], {
+    // -u: the terminal is UTF-8 even when the daemon's environment names no UTF-8 locale.
+    const pty = spawn('tmux', ['-u', '-S', this.tmux.socket, 'attach-session', '-t', `=${this.tmuxName}`], {
       name: 'xterm-256color',
       cols: this.size.cols,
       rows: this.size.rows,

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto'
+import { MAX_SOCKET_PATH_BYTES } from '@svc/protocol'
+import { shellQuote } from '../infra/launcher.js'
+
+/** The start script's exit when it refused before making anything on the host (svc, git or tmux missing). */
+export const NOTHING_MADE_EXIT = 10
+/** Its exit when the slug's workspace is already on the host: that is not svc's to remove. */
+export const WORKSPACE_TAKEN_EXIT = 11
+
+/** The longest socket name an agent server keeps in its home. */
+const HOME_SOCKET = 'daemon-http.sock'
+
+/**
+ * Where a slug's workspace and agent-server home are on the host, as shell assignments:
+ * `~/svc-workspaces/<slug>` and `~/svc-workspaces/<slug>.home`, unless that home's
+ * socket path would pass the Unix socket limit (slugs run to 200 bytes): then the home
+ * is `~/svc-workspaces/h-<12 hex of the slug's sha256>.home`. Both scripts compute the
+ * same, so the stop script finds what the start script made.
+ */
+export function places(slug: string): string {
+  const short = `h-${createHash('sha256').update(slug).digest('hex').slice(0, 12)}`
+  return `base="$HOME/svc-workspaces"
+ws="$base/"${shellQuote(slug)}
+home="$base/"${shellQuote(`${slug}.home`)}
+fits() { [ "$(printf '%s' "$1/${HOME_SOCKET}" | wc -c)" -le ${MAX_SOCKET_PATH_BYTES} ]; }
+fits "$home" || home="$base/"${shellQuote(`${short}.home`)}
+`
+}
+
+export interface StartScript {
+  slug: string
+  repo: string
+  branch: string
+  /** The branch must be on origin already (a restore). */
+  restore: boolean
+  /** `remote_svc_command`, as the host's shell reads it. */
+  svc: string
+}
+
+/**
+ * Run by `sh` on the host: checks svc, git and tmux are there, clones the repository at
+ * the branch into the slug's workspace (the branch made from the default branch when
+ * origin has none yet), starts `svc agent-server` detached from the ssh session, waits
+ * for its `{url, token}` line and prints only that on stdout (read over the ssh
+ * channel, never a command line). Progress and failures, worded to say what to fix, go
+ * to stderr.
+ */
+export function startScript({ slug, repo, branch, restore, svc }: StartScript): string {
+  const [program = 'svc'] = svc.trim().split(/\s+/)
+  const b = shellQuote(branch)
+  return `exec 3>&1 1>&2
+${places(slug)}
+refuse() { printf '%s' "$@"; printf '\\n'; exit ${NOTHING_MADE_EXIT}; }
+fail() { printf '%s' "$@"; printf '\\n'; exit 13; }
+command -v ${program} >/dev/null 2>&1 || refuse 'svc is not installed on this host: command -v '${shellQuote(program)}" finds nothing on the PATH an ssh command gets ($PATH); install svc there, or set the global remote_svc_command to its full path"
+for tool in git tmux; do
+  command -v "$tool" >/dev/null 2>&1 || refuse "$tool is not installed on this host; svc agent-server needs node 20+, git and tmux"
+done
+fits "$home" || refuse "the agent server's home $home is too long for its socket (over ${MAX_SOCKET_PATH_BYTES} bytes with /${HOME_SOCKET}); give the ssh user a shorter HOME"
+if [ -e "$ws" ] || [ -e "$home" ]; then
+  printf '%s\\n' "$ws already exists on this host (another session's workspace?); remove it there, or choose another title"
+  exit ${WORKSPACE_TAKEN_EXIT}
+fi
+mkdir -p "$base" || exit 1
+git clone -q -- ${shellQuote(repo)} "$ws" || fail 'could not clone '${shellQuote(repo)}' on this host'
+cd "$ws" || exit 1
+if git rev-parse --verify --quiet refs/remotes/origin/${b} >/dev/null; then
+  git checkout -q -B ${b} origin/${b} || exit 1
+elif [ ${restore ? 1 : 0} = 1 ]; then
+  fail 'branch '${b}' is not on origin: nothing to restore'
+else
+  git checkout -q -b ${b} || exit 1
+fi
+(umask 077 && mkdir -p "$home") || exit 1
+detach=
+command -v setsid >/dev/null 2>&1 && detach=setsid
+nohup $detach ${svc} agent-server --home "$home" --workspace "$ws" --listen 127.0.0.1:0 </dev/null >"$home/endpoint" 2>"$home/agent-server.log" 3>&- &
+pid=$!
+echo "$pid" >"$home/agent-server.pid"
+waited=0
+until grep -q '}' "$home/endpoint" 2>/dev/null; do
+  if ! kill -0 "$pid" 2>/dev/null; then
+    printf '%s\\n' "svc agent-server exited before it was ready; $home/agent-server.log ends:"
+    tail -n 8 "$home/agent-server.log"
+    exit 12
+  fi
+  waited=$((waited + 1))
+  [ "$waited" -le 600 ] || fail "svc agent-server printed no endpoint within 60 s; see $home/agent-server.log"
+  sleep 0.1
+done
+cat "$home/endpoint" >&3
+`
+}
+
+/**
+ * Run by `sh` on the host: stops the slug's agent server (its process group: TERM, then
+ * KILL after 10 s) and its tmux server, and removes its workspace and home.
+ */
+export function stopScript(slug: string): string {
+  return `${places(slug)}
+for h in "$home" "$base/"${shellQuote(`${slug}.home`)}; do
+  [ -f "$h/agent-server.pid" ] || continue
+  pid=$(cat "$h/agent-server.pid")
+  kill -TERM -"$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+  waited=0
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+  kill -KILL -"$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
+  tmux -S "$h/tmux.sock" kill-server 2>/dev/null
+done
+rm -rf "$ws" "$home" "$base/"${shellQuote(`${slug}.home`)}
+exit 0
+`
+}

@@ -1,0 +1,215 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  alive,
+  closeProvisionWorld,
+  hookCalls,
+  masterPid,
+  openProvisionWorld,
+  placeLabel,
+  record,
+  recordEvents,
+  remoteAgentServers,
+  session,
+  sshDirOf,
+  sshSettings,
+  startSessionDaemon,
+  tempHomes,
+  waitFor,
+  waitForSession,
+  type ProvisionWorld,
+} from '@svc/test-kit'
+
+// provision_cmd makes a "host" (the test's own sshd, behind a veth hop where the machine
+// allows a network namespace); the home daemon reaches it over ssh with the host key
+// pinned, starts svc agent-server there and drives it through a forwarded local port.
+const homes = tempHomes()
+let world: ProvisionWorld
+
+const env = { SVC_HOOK_TIMEOUT_MS: '30000', SVC_SSH_CHECK_MS: '300' }
+
+beforeAll(async () => {
+  world = await openProvisionWorld(homes, { env })
+})
+afterAll(async () => {
+  await closeProvisionWorld(world)
+  await homes.release()
+})
+
+const create = (body: Record<string, unknown>) => world.daemon.post('/v1/CreateSession', { repo_path: world.repo, backend: 'hook', ...body })
+const sshDirs = () => (existsSync(join(world.daemon.home, 'remote-ssh')) ? readdirSync(join(world.daemon.home, 'remote-ssh')) : [])
+const tokenFiles = () => (existsSync(join(world.daemon.home, 'remote-tokens')) ? readdirSync(join(world.daemon.home, 'remote-tokens')) : [])
+const workspaces = () => (existsSync(join(world.sshd.remoteHome, 'svc-workspaces')) ? readdirSync(join(world.sshd.remoteHome, 'svc-workspaces')) : [])
+
+/** The command lines of every process on this machine, to look for a secret in. */
+function commandLines(): string {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1')
+      } catch {
+        return ''
+      }
+    })
+    .join('\n')
+}
+
+/** ssh processes svc runs for the home daemon's sessions (masters included). */
+function sshProcesses(): string[] {
+  return commandLines()
+    .split('\n')
+    .filter((line) => line.startsWith('ssh\0') && line.includes(join(world.daemon.home, 'remote-ssh')))
+}
+
+const storedRecord = (id: string) => JSON.parse(readFileSync(join(world.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
+
+describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => {
+  it('lists hook as available with a trusted provision_cmd and delete_cmd', async () => {
+    const { backends } = await world.daemon.client.call('ListBackends', { repo_path: world.repo })
+    expect(backends.find((entry) => entry.name === 'hook')).toMatchObject({ status: 'available' })
+  })
+
+  it('is created over ssh with the host key pinned, takes prompts and keys through the forward, survives a dropped master, and is killed with everything it made', async () => {
+    const events = await recordEvents(world.daemon.client)
+    const reply = await create({ title: 'over-ssh', prompt: 'hello over ssh' })
+    expect(reply.status, reply.text).toBe(200)
+    const instance = reply.json.data.instance
+    expect(instance).toMatchObject({ title: 'over-ssh', backend: 'hook', remote_host: world.sshd.place.address })
+
+    // provision_cmd ran with the contract's arguments.
+    const [provision] = hookCalls(world.state)
+    expect(provision?.argv.slice(-8)).toEqual(['--name', 'over-ssh', '--title', 'over-ssh', '--repo', world.origin, '--branch', 'main'])
+
+    // The record: a local forward as its endpoint, the host as ssh reaches it.
+    const stored = storedRecord(instance.id)
+    expect(stored.remote).toMatchObject({ via: 'provision', slug: 'over-ssh', ssh: { host: world.sshd.place.address, port: world.sshd.port, user: world.sshd.user } })
+    expect(stored.remote.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+
+    // known_hosts holds exactly the host key, in a 0700 directory of the session's own.
+    const { dir } = sshDirOf(world.daemon, instance.id)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    expect(statSync(join(dir, 'known_hosts')).mode & 0o777).toBe(0o600)
+    const hostKey = readFileSync(world.sshd.hostKey, 'utf8').split(' ').slice(0, 2).join(' ')
+    expect(readFileSync(join(dir, 'known_hosts'), 'utf8')).toBe(`[${world.sshd.place.address}]:${world.sshd.port} ${hostKey}\n`)
+    const master = masterPid(world.daemon, instance.id)
+    expect(master).toBeGreaterThan(0)
+
+    // On the host: the clone at the branch, and the agent server svc started.
+    expect(workspaces()).toEqual(['over-ssh', 'over-ssh.home'])
+    const [server] = remoteAgentServers(world.sshd)
+    expect(alive(server as number)).toBe(true)
+
+    // The token: in its 0600 file, on no command line, in no other file of the home, not in the log.
+    const token = readFileSync(join(world.daemon.home, 'remote-tokens', instance.id), 'utf8').trim()
+    expect(token.length).toBeGreaterThan(10)
+    expect(commandLines()).not.toContain(token)
+    expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toContain(token)
+    expect(JSON.stringify(stored)).not.toContain(token)
+
+    // Prompts reach the remote pane; SendPrompt answers the remote's verdict.
+    await waitForSession(world.daemon, 'over-ssh', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+    const prompted = await world.daemon.client.call('SendPrompt', { id: instance.id, prompt: 'second prompt' })
+    expect(prompted.status).toMatch(/^(delivered|delivery-unconfirmed)$/)
+    const preview = await waitFor(async () => {
+      const shown = await world.daemon.client.call('Preview', { id: instance.id })
+      return shown.text.includes('second prompt') ? shown : undefined
+    })
+    expect(preview.text).toContain('hello over ssh')
+
+    // The home's stream is the remote pane's, through the forward.
+    const stream = await world.daemon.client.stream(instance.id)
+    await record(stream).shows('second prompt')
+    stream.input('typed over ssh')
+    await waitFor(async () => (await world.daemon.client.call('Preview', { id: instance.id })).text.includes('typed over ssh'))
+    stream.detach()
+    await stream.closed
+
+    // The master dies under the live session: unreachable meanwhile, then reopened and forwarded again.
+    process.kill(master as number, 'SIGKILL')
+    await waitFor(() => events.ofKind('session.updated').some((frame) => frame.data.id === instance.id && frame.data.remote_unreachable === true), 20_000)
+    await waitForSession(world.daemon, 'over-ssh', (row) => row.remote_unreachable !== true, 30_000)
+    const reopened = masterPid(world.daemon, instance.id)
+    expect(reopened).toBeGreaterThan(0)
+    expect(reopened).not.toBe(master)
+    await world.daemon.client.call('SendPrompt', { id: instance.id, prompt: 'after the reopen' })
+    await waitFor(async () => (await world.daemon.client.call('Preview', { id: instance.id })).text.includes('after the reopen'))
+
+    // Kill: the remote agent server stopped and its workspace removed, the master ended,
+    // delete_cmd run, the ssh directory, the token and the row gone.
+    expect(await world.daemon.client.call('KillSession', { id: instance.id })).toEqual({ ok: true })
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'over-ssh']) })
+    await waitFor(() => !alive(server as number))
+    expect(alive(reopened as number)).toBe(false)
+    expect(workspaces()).toEqual([])
+    expect(sshDirs()).toEqual([])
+    expect(tokenFiles()).toEqual([])
+    expect(sshProcesses()).toEqual([])
+    expect(events.ofKind('session.killed').map((frame) => frame.data.id)).toContain(instance.id)
+    events.close()
+  })
+
+  it.each([
+    ['wrongkey', 'does not match the host_key provision_cmd printed (ssh: Host key verification failed)'],
+    ['nokey', 'provision_cmd\'s answer is not usable: it printed no host_key'],
+    ['unreachable', 'over ssh (ssh: ssh: connect to host'],
+  ])('refuses a host that acts %s, runs delete_cmd and leaves nothing behind', async (slug, message) => {
+    const before = hookCalls(world.state).length
+    const reply = await create({ title: slug })
+    expect(reply.status).toBe(500)
+    expect(reply.json.error.message).toContain(`could not start hook session "${slug}": `)
+    expect(reply.json.error.message).toContain(message)
+    expect(reply.json.error.message).toContain(`delete_cmd --name ${slug} ran`)
+    const calls = hookCalls(world.state).slice(before)
+    expect(calls.map((call) => call.hook)).toEqual(['provision', 'delete'])
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    expect(sshDirs()).toEqual([])
+    expect(tokenFiles()).toEqual([])
+    expect(sshProcesses()).toEqual([])
+    expect(workspaces()).toEqual([])
+  })
+
+  it('refuses a host without svc, saying to install it or set remote_svc_command, and leaves nothing behind', async () => {
+    const missing = join(world.dir, 'no-such-svc')
+    await world.daemon.client.call('SetConfigValue', { key: 'remote_svc_command', value: missing })
+    try {
+      const reply = await create({ title: 'nosvc' })
+      expect(reply.status).toBe(500)
+      expect(reply.json.error.message).toContain('svc is not installed on this host: command -v ')
+      expect(reply.json.error.message).toContain('set the global remote_svc_command to its full path')
+      expect(reply.json.error.message).toContain('delete_cmd --name nosvc ran')
+      expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'nosvc']) })
+      expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+      expect(sshDirs()).toEqual([])
+      expect(tokenFiles()).toEqual([])
+      expect(sshProcesses()).toEqual([])
+      expect(workspaces()).toEqual([])
+    } finally {
+      await world.daemon.client.call('SetConfigValue', { key: 'remote_svc_command', value: sshSettings(world).remote_svc_command as string })
+    }
+  })
+
+  it('reopens the master and its forward when the home daemon restarts', async () => {
+    const reply = await create({ title: 'restarted', prompt: 'before the restart' })
+    expect(reply.status, reply.text).toBe(200)
+    const { id } = reply.json.data.instance
+    await waitForSession(world.daemon, 'restarted', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+    const master = masterPid(world.daemon, id)
+    await world.daemon.stop()
+    // A stopped daemon ends its masters; the session's known_hosts stays for the next start.
+    expect(master !== undefined && alive(master)).toBe(false)
+    expect(existsSync(join(sshDirOf(world.daemon, id).dir, 'known_hosts'))).toBe(true)
+
+    world.daemon = await startSessionDaemon({ home: world.daemon.home, env, settings: sshSettings(world) })
+    await waitFor(() => masterPid(world.daemon, id), 20_000)
+    // Until the forward is back the remote does not answer: the prompt is refused, not lost.
+    await waitFor(async () => (await world.daemon.post('/v1/SendPrompt', { id, prompt: 'after the restart' })).status === 200 || undefined, 20_000)
+    await waitFor(async () => (await world.daemon.client.call('Preview', { id })).text.includes('after the restart'))
+    expect(await session(world.daemon, 'restarted')).toMatchObject({ remote_host: world.sshd.place.address })
+    expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
+    expect(sshDirs()).toEqual([])
+    expect(workspaces()).toEqual([])
+  })
+})
