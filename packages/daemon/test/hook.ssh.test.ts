@@ -1,11 +1,16 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { appendFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   alive,
   closeProvisionWorld,
+  commandLines,
+  git,
   hookCalls,
+  leftovers,
   masterPid,
+  NOTHING_LEFT,
   openProvisionWorld,
   placeLabel,
   record,
@@ -38,30 +43,7 @@ afterAll(async () => {
 })
 
 const create = (body: Record<string, unknown>) => world.daemon.post('/v1/CreateSession', { repo_path: world.repo, backend: 'hook', ...body })
-const sshDirs = () => (existsSync(join(world.daemon.home, 'remote-ssh')) ? readdirSync(join(world.daemon.home, 'remote-ssh')) : [])
-const tokenFiles = () => (existsSync(join(world.daemon.home, 'remote-tokens')) ? readdirSync(join(world.daemon.home, 'remote-tokens')) : [])
-const workspaces = () => (existsSync(join(world.sshd.remoteHome, 'svc-workspaces')) ? readdirSync(join(world.sshd.remoteHome, 'svc-workspaces')) : [])
-
-/** The command lines of every process on this machine, to look for a secret in. */
-function commandLines(): string {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'latin1')
-      } catch {
-        return ''
-      }
-    })
-    .join('\n')
-}
-
-/** ssh processes svc runs for the home daemon's sessions (masters included). */
-function sshProcesses(): string[] {
-  return commandLines()
-    .split('\n')
-    .filter((line) => line.startsWith('ssh\0') && line.includes(join(world.daemon.home, 'remote-ssh')))
-}
+const workspaces = () => leftovers(world).workspaces
 
 const storedRecord = (id: string) => JSON.parse(readFileSync(join(world.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
 
@@ -143,10 +125,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'over-ssh']) })
     await waitFor(() => !alive(server as number))
     expect(alive(reopened as number)).toBe(false)
-    expect(workspaces()).toEqual([])
-    expect(sshDirs()).toEqual([])
-    expect(tokenFiles()).toEqual([])
-    expect(sshProcesses()).toEqual([])
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
     expect(events.ofKind('session.killed').map((frame) => frame.data.id)).toContain(instance.id)
     events.close()
   })
@@ -165,10 +144,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     const calls = hookCalls(world.state).slice(before)
     expect(calls.map((call) => call.hook)).toEqual(['provision', 'delete'])
     expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
-    expect(sshDirs()).toEqual([])
-    expect(tokenFiles()).toEqual([])
-    expect(sshProcesses()).toEqual([])
-    expect(workspaces()).toEqual([])
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
   })
 
   it('refuses a host without svc, saying to install it or set remote_svc_command, and leaves nothing behind', async () => {
@@ -182,12 +158,100 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
       expect(reply.json.error.message).toContain('delete_cmd --name nosvc ran')
       expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'nosvc']) })
       expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
-      expect(sshDirs()).toEqual([])
-      expect(tokenFiles()).toEqual([])
-      expect(sshProcesses()).toEqual([])
-      expect(workspaces()).toEqual([])
+      expect(leftovers(world)).toEqual(NOTHING_LEFT)
     } finally {
       await world.daemon.client.call('SetConfigValue', { key: 'remote_svc_command', value: sshSettings(world).remote_svc_command as string })
+    }
+  })
+
+  it('is archived by a push from its host, which is then torn down, and restored onto a newly provisioned host on that branch', async () => {
+    const reply = await create({ title: 'kept', prompt: 'write the parser' })
+    expect(reply.status, reply.text).toBe(200)
+    const { id } = reply.json.data.instance
+    await waitForSession(world.daemon, 'kept', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+    const workspace = join(world.sshd.remoteHome, 'svc-workspaces', 'kept')
+    const master = masterPid(world.daemon, id)
+    const [server] = remoteAgentServers(world.sshd)
+    // The agent's work on the host: one commit, then a change and a new file not committed.
+    await writeFile(join(workspace, 'parser.txt'), 'v1\n')
+    git(workspace, 'add', 'parser.txt')
+    git(workspace, '-c', 'user.email=agent@example.com', '-c', 'user.name=agent', 'commit', '-q', '-m', 'parser, first cut')
+    await appendFile(join(workspace, 'parser.txt'), 'v2 not committed\n')
+    await writeFile(join(workspace, 'notes.txt'), 'untracked notes\n')
+    const calls = hookCalls(world.state).length
+
+    const archived = await world.daemon.client.call('ArchiveSession', { id })
+    expect(archived.archived_path).toBe(`${world.origin}#main`)
+    // On origin: the snapshot over the agent's commit, holding exactly what was not committed.
+    expect(git(world.origin, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
+    expect(git(world.origin, 'show', 'main:parser.txt')).toBe('v1\nv2 not committed\n')
+    expect(git(world.origin, 'show', 'main:notes.txt')).toBe('untracked notes\n')
+    // The host is torn down: agent server, its workspace (pushed first) and home, the master,
+    // the ssh directory and the token; then delete_cmd took the host away.
+    expect(hookCalls(world.state).slice(calls)).toEqual([expect.objectContaining({ hook: 'delete', argv: expect.arrayContaining(['--name', 'kept']) })])
+    expect(alive(server as number)).toBe(false)
+    expect(alive(master as number)).toBe(false)
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
+    const row = await session(world.daemon, 'kept')
+    expect(row).toMatchObject({ id, backend: 'hook', liveness_name: 'archived', lifecycle_action: 'restore' })
+    expect(row.remote_host).toBeUndefined()
+    expect(storedRecord(id).remote.ssh).toBeUndefined()
+
+    const restored = await world.daemon.client.call('RestoreArchived', { id })
+    const provision = hookCalls(world.state).at(-1)
+    expect(provision?.hook).toBe('provision')
+    expect(provision?.argv.slice(-9)).toEqual(['--name', 'kept', '--title', 'kept', '--repo', world.origin, '--branch', 'main', '--restore'])
+    // A new master and agent server, on a fresh clone of the pushed branch.
+    const reopened = masterPid(world.daemon, id)
+    expect(reopened).toBeGreaterThan(0)
+    expect(reopened).not.toBe(master)
+    const [again] = remoteAgentServers(world.sshd)
+    expect(alive(again as number)).toBe(true)
+    expect(restored.worktree_path).toBe(workspace)
+    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('untracked notes\n')
+    expect(git(workspace, 'log', '-1', '--format=%s')).toBe('svc: snapshot before archive\n')
+    expect(git(workspace, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main\n')
+    const live = await waitForSession(world.daemon, 'kept', (row) => row.liveness_name === 'ready' && row.remote_unreachable === undefined)
+    expect(live).toMatchObject({ id, lifecycle_action: 'archive', remote_host: world.sshd.place.address })
+    expect(storedRecord(id).remote.ssh).toMatchObject({ host: world.sshd.place.address, port: world.sshd.port })
+    const shows = (text: string) => waitFor(async () => (await world.daemon.client.call('Preview', { id })).text.includes(text), 15_000)
+    await shows('restored on a new machine')
+    await world.daemon.client.call('SendPrompt', { id, prompt: 'carry on after restore' })
+    await shows('carry on after restore')
+
+    expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
+    expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    await waitFor(() => !alive(again as number))
+    expect(alive(reopened as number)).toBe(false)
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
+  })
+
+  it('stays archived when its branch is gone from origin at restore, saying so, with delete_cmd run and nothing left on the host', async () => {
+    git(world.repo, 'checkout', '-q', '-b', 'side')
+    try {
+      const reply = await create({ title: 'gone', prompt: 'on the side' })
+      expect(reply.status, reply.text).toBe(200)
+      const { id } = reply.json.data.instance
+      await waitForSession(world.daemon, 'gone', (row) => row.liveness_name === 'ready')
+      await world.daemon.client.call('ArchiveSession', { id })
+      git(world.origin, 'branch', '-q', '-D', 'side')
+      const calls = hookCalls(world.state).length
+
+      const refused = await world.daemon.post('/v1/RestoreArchived', { id })
+      expect(refused.status).toBe(500)
+      expect(refused.json.error.message).toContain('could not restore hook session "gone": starting svc agent-server on ')
+      expect(refused.json.error.message).toContain('failed: branch side is not on origin: nothing to restore')
+      expect(refused.json.error.message).toContain('delete_cmd --name gone ran')
+      expect(hookCalls(world.state).slice(calls).map((call) => [call.hook, call.argv.at(-1)])).toEqual([
+        ['provision', '--restore'],
+        ['delete', 'gone'],
+      ])
+      expect(await session(world.daemon, 'gone')).toMatchObject({ id, liveness_name: 'archived', lifecycle_action: 'restore' })
+      expect(storedRecord(id).remote.archived).toMatchObject({ origin: world.origin })
+      expect(leftovers(world)).toEqual(NOTHING_LEFT)
+      expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
+    } finally {
+      git(world.repo, 'checkout', '-q', 'main')
     }
   })
 
@@ -209,7 +273,6 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     await waitFor(async () => (await world.daemon.client.call('Preview', { id })).text.includes('after the restart'))
     expect(await session(world.daemon, 'restarted')).toMatchObject({ remote_host: world.sshd.place.address })
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
-    expect(sshDirs()).toEqual([])
-    expect(workspaces()).toEqual([])
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
   })
 })

@@ -164,6 +164,41 @@ export function remoteAgentServers(sshd: Sshd): number[] {
     .map((name) => Number(readFileSync(join(base, name, 'agent-server.pid'), 'utf8')))
 }
 
+/** The command lines of every process on this machine (NUL-separated arguments), to look for a secret in. */
+export function commandLines(): string {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1')
+      } catch {
+        return ''
+      }
+    })
+    .join('\n')
+}
+
+const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir) : [])
+
+/**
+ * What provisioned sessions leave: workspaces and agent-server homes on the "host", ssh
+ * directories and token files in the home, and ssh processes svc runs for it (masters included).
+ */
+export function leftovers(world: Pick<ProvisionWorld, 'daemon' | 'sshd'>): { workspaces: string[]; sshDirs: string[]; tokenFiles: string[]; sshProcesses: string[] } {
+  const sshDir = join(world.daemon.home, 'remote-ssh')
+  return {
+    workspaces: entries(join(world.sshd.remoteHome, 'svc-workspaces')),
+    sshDirs: entries(sshDir),
+    tokenFiles: entries(join(world.daemon.home, 'remote-tokens')),
+    sshProcesses: commandLines()
+      .split('\n')
+      .filter((line) => line.startsWith('ssh\0') && line.includes(sshDir)),
+  }
+}
+
+/** `leftovers` once every provisioned session is gone. */
+export const NOTHING_LEFT = { workspaces: [], sshDirs: [], tokenFiles: [], sshProcesses: [] }
+
 /** Kills what is left: masters of the daemon's sessions, agent servers and their tmux servers on the "host", sshd and its place. */
 export async function closeProvisionWorld(world: ProvisionWorld | undefined): Promise<void> {
   if (!world) return

@@ -82,11 +82,11 @@ function hookIntent(record: SessionRecord): HookIntent {
   return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug } }
 }
 
-/** A failed launch as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
-function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined): unknown {
+/** A failed launch (of a create, or of a restore) as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
+function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined, what: 'start' | 'restore' = 'start'): unknown {
   if (!(error instanceof LaunchFailed)) return error
   const cleanup = undoFailure ? `; then ${undoFailure}` : `; delete_cmd --name ${intent.hook.slug} ran`
-  return new Refused(redact(`could not start hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+  return new Refused(redact(`could not ${what} hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
 }
 
 /** The host a hook session runs on, as messages name it: the provisioned host, else its endpoint's. */
@@ -683,7 +683,7 @@ export class HookRuntime implements Runtime {
       if (pushed) place.archived = pushed
       table.transition(record, 'archived')
       await table.save(record)
-      throw launchRefusal(hookIntent(record), error, failure)
+      throw launchRefusal(hookIntent(record), error, failure, 'restore')
     }
   }
 
