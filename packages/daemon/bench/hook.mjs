@@ -31,7 +31,7 @@ const SNAPSHOTS = 500
 const elapsedMs = (start) => Number(process.hrtime.bigint() - start) / 1e6
 
 /** A repository with a bare origin (launch_cmd clones the origin), and `.svc/config.json` naming the hooks. */
-async function hookRepo(dir, hooks) {
+export async function hookRepo(dir, hooks) {
   const origin = join(dir, 'o.git')
   await exec('git', ['init', '-q', '--bare', '-b', 'main', origin])
   const repo = await makeRepo(join(dir, 'repo'))

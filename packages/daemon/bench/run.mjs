@@ -12,8 +12,9 @@ import { run as webtab } from './webtab.mjs'
 import { run as tui } from './tui.mjs'
 import { run as web } from './web.mjs'
 import { run as hook } from './hook.mjs'
+import { run as ssh } from './ssh.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook }
+const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh }
 const only = process.argv.slice(2)
 
 process.stdout.write(

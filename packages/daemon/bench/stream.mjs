@@ -19,7 +19,7 @@ const flood = (round) => `head -c ${MEGABYTES * 1000 * 1000} /dev/zero | tr '\\0
 const marker = (round) => `mark-${round * 1000 + 42}`
 
 /** Milliseconds until `text` shows up in what `subscribe` delivers, after `start`. */
-function timeUntil(subscribe, start, text) {
+export function timeUntil(subscribe, start, text) {
   return new Promise((resolve) => {
     let seen = ''
     const began = process.hrtime.bigint()
@@ -33,7 +33,7 @@ function timeUntil(subscribe, start, text) {
   })
 }
 
-async function streamFrames(client, title) {
+export async function streamFrames(client, title) {
   const stream = await client.stream(title)
   const listeners = new Set()
   ;(async () => {

@@ -1,0 +1,293 @@
+// Hook sessions on a provisioned host over ssh, the "host" being an sshd the bench starts on
+// this machine's loopback (no traffic leaves it): CreateSession through provision_cmd
+// against the same steps by hand (`ssh host true`, `git clone`, `svc agent-server` until
+// its endpoint line), and the keystroke round trip through the home's stream over the ssh
+// forward against a direct loopback connection to the agent server's own stream. The home
+// daemon runs on the server CPU; sshd and what it starts inherit the bench's CPUs, as the
+// floor's steps do.
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { userInfo } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createClient, servicePaths } from '@svc/protocol'
+import { fmt, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
+import { hookRepo } from './hook.mjs'
+import { streamFrames, timeUntil } from './stream.mjs'
+
+const exec = promisify(execFile)
+const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
+/** The tests' provision_cmd: prints the host it is told of as {host, port, host_key, user}. */
+const PROVISION = fileURLToPath(new URL('../../test-kit/fixtures/hooks/provision.mjs', import.meta.url))
+const SSHD = '/usr/sbin/sshd'
+/** An agent that never draws anything, as in the sessions bench. */
+const IDLE = 'sleep 100000'
+/** Measured creations, each alternating with one floor run; each starts an agent server over ssh. */
+const CREATES = 6
+const KEYSTROKES = 200
+const WARM_KEYS = 20
+
+const elapsedMs = (start) => Number(process.hrtime.bigint() - start) / 1e6
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** The pids of processes whose command line contains `text`. */
+function pidsWith(text) {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(text)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+function kill(pid, signal = 'SIGKILL') {
+  try {
+    process.kill(pid, signal)
+  } catch {
+    // Already ended.
+  }
+}
+
+/**
+ * sshd on a free loopback port with a host key and a client key made here, the client's
+ * key authorized for the current user, its sessions' HOME in `dir` (where the provisioned
+ * workspaces land). `stop` kills it and whatever agent servers and tmux servers svc left
+ * in that HOME.
+ */
+async function startSshd(dir) {
+  const keys = { host: join(dir, 'hk'), client: join(dir, 'ck') }
+  for (const file of Object.values(keys)) await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-bench', '-f', file])
+  await writeFile(join(dir, 'ak'), await readFile(`${keys.client}.pub`))
+  const remoteHome = join(dir, 'rh')
+  await mkdir(remoteHome)
+  const port = await freePort()
+  const config = join(dir, 'sshd_config')
+  await writeFile(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${keys.host}`,
+      `AuthorizedKeysFile ${join(dir, 'ak')}`,
+      'StrictModes no',
+      'UsePAM no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `SetEnv HOME=${remoteHome} PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
+      '',
+    ].join('\n'),
+  )
+  // sshd insists on its privilege separation directory, which only its service unit makes.
+  if (!existsSync('/run/sshd') && process.getuid?.() === 0) await mkdir('/run/sshd', { mode: 0o755 })
+  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+  const workspaces = join(remoteHome, 'svc-workspaces')
+  const stop = onInterrupt(async () => {
+    kill(child.pid)
+    for (const name of existsSync(workspaces) ? readdirSync(workspaces).filter((entry) => entry.endsWith('.home')) : []) {
+      const pidFile = join(workspaces, name, 'agent-server.pid')
+      if (existsSync(pidFile)) kill(-Number(readFileSync(pidFile, 'utf8')))
+      await new Promise((resolve) => execFile('tmux', ['-S', servicePaths(join(workspaces, name)).tmuxSocket, 'kill-server'], resolve))
+    }
+  })
+  while (!stderr.includes('Server listening')) {
+    if (child.exitCode !== null) {
+      await stop()
+      throw new Error(`sshd exited with ${child.exitCode}: ${stderr.trim()}`)
+    }
+    await sleep(20)
+  }
+  const hostKey = `${keys.host}.pub`
+  const knownHosts = join(dir, 'known_hosts')
+  await writeFile(knownHosts, `[127.0.0.1]:${port} ${(await readFile(hostKey, 'utf8')).split(' ').slice(0, 2).join(' ')}\n`)
+  return { port, user: userInfo().username, hostKey, clientKey: keys.client, knownHosts, remoteHome, stop }
+}
+
+/** A home daemon whose repository's provision_cmd names the bench's sshd, and the pieces of the floor. */
+async function provisionWorld(dir, sshd) {
+  const state = join(dir, 'r')
+  await mkdir(state)
+  const provision = [process.execPath, PROVISION, '--state', state, '--host', '127.0.0.1', '--port', sshd.port, '--user', sshd.user, '--host-key', sshd.hostKey]
+  const { repo, origin } = await hookRepo(dir, { provision_cmd: provision.join(' '), delete_cmd: '/bin/true' })
+  // remote_svc_command: the built CLI, as a host would have svc on its PATH.
+  const svc = join(dir, 'svc')
+  await writeFile(svc, `#!/bin/sh\nexec ${process.execPath} ${CLI_MAIN} "$@"\n`)
+  await chmod(svc, 0o755)
+  const daemon = await startDaemon({
+    config: { network: { listen_addr: '' }, remote_ssh_command: `ssh -i ${sshd.clientKey} -F /dev/null`, remote_svc_command: svc },
+  })
+  // A daemon that died would leave its masters (ControlPersist): ended by their control paths.
+  const sweep = onInterrupt(async () => pidsWith(join(daemon.home, 'remote-ssh')).forEach((pid) => kill(pid)))
+  const stop = async () => {
+    await daemon.stop()
+    await sweep()
+  }
+  await daemon.client.call('TrustProject', { path: repo })
+  return { repo, origin, svc, daemon, stop }
+}
+
+/**
+ * The floor of a create: what a person does by hand to get the same agent server: one ssh
+ * connection with the host key pinned, a clone, and `svc agent-server` started until it
+ * prints its endpoint. Stops it after.
+ */
+async function createByHand(sshd, world, slug) {
+  const start = process.hrtime.bigint()
+  const pinned = ['StrictHostKeyChecking=yes', 'GlobalKnownHostsFile=/dev/null', `UserKnownHostsFile=${sshd.knownHosts}`, 'BatchMode=yes'].flatMap((option) => ['-o', option])
+  await exec('ssh', ['-F', '/dev/null', '-i', sshd.clientKey, ...pinned, '-p', String(sshd.port), '-l', sshd.user, '127.0.0.1', 'true'])
+  const workspace = join(sshd.remoteHome, slug)
+  const home = join(sshd.remoteHome, `${slug}.home`)
+  await exec('git', ['clone', '-q', world.origin, workspace])
+  await mkdir(home)
+  const server = spawn(world.svc, ['agent-server', '--home', home, '--workspace', workspace, '--listen', '127.0.0.1:0'], {
+    env: { ...process.env, HOME: sshd.remoteHome },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+  try {
+    let out = ''
+    server.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    while (!out.includes('\n')) {
+      if (server.exitCode !== null) throw new Error(`agent-server exited with ${server.exitCode}`)
+      await sleep(5)
+    }
+    return elapsedMs(start)
+  } finally {
+    if (server.exitCode === null) {
+      server.kill('SIGTERM')
+      await new Promise((resolve) => server.once('exit', resolve))
+    }
+    await rm(workspace, { recursive: true, force: true })
+    await rm(home, { recursive: true, force: true })
+  }
+}
+
+/** Until the home's row of `id` reads ready. */
+async function untilReady(client, id) {
+  for (;;) {
+    const { instances } = await client.call('Snapshot', {})
+    if (instances.find((row) => row.id === id)?.liveness_name === 'ready') return
+    await sleep(5)
+  }
+}
+
+async function createVsFloor(sshd, world) {
+  const measure = {
+    async svc(i) {
+      const start = process.hrtime.bigint()
+      const { instance } = await world.daemon.client.call('CreateSession', { repo_path: world.repo, title: `c-${i}`, backend: 'hook', program: IDLE })
+      const answered = elapsedMs(start)
+      await untilReady(world.daemon.client, instance.id)
+      const ready = elapsedMs(start)
+      await world.daemon.client.call('KillSession', { id: instance.id })
+      return { answered, ready }
+    },
+    floor: async (i) => ({ answered: await createByHand(sshd, world, `floor-${i}`) }),
+  }
+  const times = { svc: [], ready: [], floor: [] }
+  // Round 0 warms up both; the order flips every round so neither always follows the other.
+  for (let i = 0; i <= CREATES; i++) {
+    for (const name of i % 2 === 0 ? ['svc', 'floor'] : ['floor', 'svc']) {
+      const { answered, ready } = await measure[name](i)
+      if (i === 0) continue
+      times[name].push(answered)
+      if (ready !== undefined) times.ready.push(ready)
+    }
+  }
+  const figures = (values) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    return `median ${fmt.ms(median(sorted))}  p90 ${fmt.ms(percentile(sorted, 90))}`
+  }
+  report(`CreateSession of a hook session over ssh (provision_cmd, sshd on loopback), ${CREATES} runs alternating with the floor`, [
+    ['floor: ssh host true + git clone + svc agent-server until its endpoint line', figures(times.floor)],
+    ['svc CreateSession, provision_cmd: until it answers', figures(times.svc)],
+    ['svc CreateSession: until the row reads ready', figures(times.ready)],
+    ['ratio of medians (until it answers)', (median(times.svc) / median(times.floor)).toFixed(2)],
+  ])
+}
+
+/** Types `key` `count` times into each stream in turn, its line cleared now and then; the round trips of each, sorted. */
+async function keystrokes(streams, count) {
+  const times = Object.fromEntries(Object.keys(streams).map((name) => [name, []]))
+  const typed = Object.fromEntries(Object.keys(streams).map((name) => [name, 0]))
+  for (let i = 0; i < count; i++) {
+    const key = String.fromCharCode(97 + (i % 26))
+    for (const [name, { stream, subscribe }] of Object.entries(streams)) {
+      times[name].push(await timeUntil(subscribe, () => stream.input(key), key))
+      if ((typed[name] += 1) > 60) {
+        stream.input('\u0015')
+        typed[name] = 0
+        await sleep(50)
+      }
+    }
+  }
+  for (const list of Object.values(times)) list.sort((a, b) => a - b)
+  return times
+}
+
+async function keystrokeRoundTrip(sshd, world) {
+  const { instance } = await world.daemon.client.call('CreateSession', { repo_path: world.repo, title: 'keys', backend: 'hook', program: 'sh' })
+  try {
+    // The agent server svc started on the host, reached directly on loopback with its own token.
+    const base = join(sshd.remoteHome, 'svc-workspaces')
+    const remote = createClient(JSON.parse(await readFile(join(base, 'keys.home', 'endpoint'), 'utf8')))
+    const direct = await remote.call('CreateSession', { repo_path: join(base, 'keys'), title: 'direct', program: 'sh', in_place: true })
+    const streams = { svc: await streamFrames(world.daemon.client, 'keys'), floor: await streamFrames(remote, direct.instance.id) }
+    try {
+      await keystrokes(streams, WARM_KEYS)
+      const times = await keystrokes(streams, KEYSTROKES)
+      const spread = (sorted) => `p50 ${fmt.ms(percentile(sorted, 50))}  p95 ${fmt.ms(percentile(sorted, 95))}`
+      const ratio = (p) => (percentile(times.svc, p) / percentile(times.floor, p)).toFixed(2)
+      report(`Keystroke round trip over ssh (input frame in, output frame showing the key), ${KEYSTROKES} keys each, alternating`, [
+        ["floor: the host's agent server stream, direct on loopback", spread(times.floor)],
+        ["svc: the home's stream, relayed over the ssh forward", spread(times.svc)],
+        ['p50 / p95 ratio to the floor', `${ratio(50)} / ${ratio(95)}`],
+      ])
+    } finally {
+      for (const { stream } of Object.values(streams)) stream.close()
+    }
+  } finally {
+    await world.daemon.client.call('KillSession', { id: instance.id })
+  }
+}
+
+export async function run() {
+  if (!existsSync(SSHD)) {
+    process.stdout.write(`\nssh: skipped (${SSHD} is not installed; .ci/run installs openssh-server)\n`)
+    return
+  }
+  await withTempDir(async (dir) => {
+    const sshd = await startSshd(dir)
+    try {
+      const world = await provisionWorld(dir, sshd)
+      try {
+        await createVsFloor(sshd, world)
+        await keystrokeRoundTrip(sshd, world)
+      } finally {
+        await world.stop()
+      }
+    } finally {
+      await sshd.stop()
+    }
+  })
+}
