@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 /** Debian's Chromium: the browser tests drive the system executable (no download works here). */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -28,4 +30,37 @@ export function launchChromium(profile: string, args: string[] = []): Promise<Br
       ...args,
     ],
   })
+}
+
+/** One rule axe-core found broken on a page, with the elements that break it. */
+export interface AxeViolation {
+  id: string
+  impact: string
+  help: string
+  targets: string[]
+}
+
+/** The impacts that fail an audit: what keeps someone from using the page at all. */
+const FAILING_IMPACTS = new Set(['serious', 'critical'])
+
+let axeSource: Promise<string> | undefined
+
+/**
+ * Runs axe-core in the page as it is shown now (injected from the package, no network) and
+ * answers the violations of impact serious or critical.
+ */
+export async function auditAccessibility(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  await page.addScriptTag({ content: await axeSource })
+  const violations = await page.evaluate<Array<{ id: string; impact?: string; help: string; nodes: Array<{ target: unknown[] }> }>>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)`,
+  )
+  return violations
+    .filter((violation) => FAILING_IMPACTS.has(violation.impact ?? ''))
+    .map(({ id, impact = '', help, nodes }) => ({ id, impact, help, targets: nodes.map((node) => node.target.map(String).join(' ')) }))
+}
+
+/** Violations as lines a failing test prints: rule, impact, help and every offending selector. */
+export function violationWords(violations: AxeViolation[]): string {
+  return violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.help}\n    ${violation.targets.join('\n    ')}`).join('\n')
 }

@@ -26,24 +26,39 @@ export function App() {
   const page = usePage()
   const { feed, error, fleet } = useFleet()
   useEffect(() => fleetStore.start(), [])
+  // The tab's title names the page, for a screen reader and a browser's tab list alike.
+  const pageLabel = page.name === 'session' ? fleet.sessions.get(page.id)?.title : NAV.find(([target]) => target.name === page.name)?.[1]
+  useEffect(() => {
+    document.title = pageLabel ? `${pageLabel} · svc` : 'svc'
+  }, [pageLabel])
   return (
     <div className="app">
       <header>
         <strong>svc</strong>
-        <nav>
+        <nav aria-label="pages">
           {NAV.map(([target, label]) => (
-            <a key={label} href={hrefOf(target)} className={target.name === page.name ? 'current' : ''}>
+            <a
+              key={label}
+              href={hrefOf(target)}
+              className={target.name === page.name ? 'current' : ''}
+              aria-current={target.name === page.name ? 'page' : undefined}
+            >
               {label}
-              {target.name === 'fleet' && fleet.attention.size > 0 ? <span className="badge">{fleet.attention.size}</span> : null}
+              {target.name === 'fleet' && fleet.attention.size > 0 ? (
+                <span className="badge">
+                  {fleet.attention.size}
+                  <span className="visually-hidden"> need you</span>
+                </span>
+              ) : null}
             </a>
           ))}
         </nav>
-        <span className={`feed feed-${feed}`} data-testid="feed">
+        <span className={`feed feed-${feed}`} data-testid="feed" role="status">
           {FEED_WORDS[feed]}
         </span>
         <Notifications />
       </header>
-      {error ? <p className="error">{error}</p> : null}
+      {error ? <p className="error" role="alert">{error}</p> : null}
       <main>{pageView(page)}</main>
     </div>
   )

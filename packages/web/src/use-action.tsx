@@ -19,6 +19,16 @@ export function useAction() {
   return { busy, outcome, run }
 }
 
+/** The outcome in words, announced as it appears: a refusal at once, a success politely. */
 export function Outcome({ outcome }: { outcome: { ok: boolean; text: string } | undefined }) {
-  return outcome ? <p className={outcome.ok ? 'ok' : 'error'}>{outcome.text}</p> : null
+  if (!outcome) return null
+  return outcome.ok ? (
+    <p className="ok" role="status">
+      {outcome.text}
+    </p>
+  ) : (
+    <p className="error" role="alert">
+      {outcome.text}
+    </p>
+  )
 }

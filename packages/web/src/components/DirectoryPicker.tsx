@@ -23,7 +23,7 @@ export function DirectoryPicker({ onPick }: { onPick: (path: string) => void }) 
   return (
     <div className="directory">
       <div>
-        <button type="button" onClick={() => open(listing.parent)} disabled={!listing.parent}>
+        <button type="button" onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
           ..
         </button>{' '}
         <code>{listing.path}</code>{' '}

@@ -1,20 +1,20 @@
-/** Keys a phone keyboard lacks, for driving an agent from a small screen. */
-export const KEYS: Array<[string, string]> = [
+/** Keys a phone keyboard lacks, for driving an agent from a small screen: shown, the bytes sent, and a name where the glyph is no word. */
+export const KEYS: Array<[string, string, string?]> = [
   ['Esc', '\x1b'],
   ['Tab', '\t'],
   ['Ctrl-C', '\x03'],
-  ['←', '\x1b[D'],
-  ['↑', '\x1b[A'],
-  ['↓', '\x1b[B'],
-  ['→', '\x1b[C'],
+  ['←', '\x1b[D', 'left arrow'],
+  ['↑', '\x1b[A', 'up arrow'],
+  ['↓', '\x1b[B', 'down arrow'],
+  ['→', '\x1b[C', 'right arrow'],
   ['Enter', '\r'],
 ]
 
 export function KeyRow({ send }: { send: (keys: string) => void }) {
   return (
     <div className="key-row" role="toolbar" aria-label="terminal keys">
-      {KEYS.map(([label, keys]) => (
-        <button key={label} type="button" onClick={() => send(keys)}>
+      {KEYS.map(([label, keys, name]) => (
+        <button key={label} type="button" onClick={() => send(keys)} aria-label={name}>
           {label}
         </button>
       ))}

@@ -37,12 +37,14 @@ export function NewTaskForm({ done }: { done: () => void }) {
         Name
         <input value={form.name} onChange={set('name')} required />
       </label>
-      <label>
-        <input type="radio" checked={kind === 'cron'} onChange={() => setKind('cron')} /> on a schedule
-      </label>
-      <label>
-        <input type="radio" checked={kind === 'watch'} onChange={() => setKind('watch')} /> when a command prints a line
-      </label>
+      <div role="radiogroup" aria-label="runs">
+        <label>
+          <input type="radio" name="kind" checked={kind === 'cron'} onChange={() => setKind('cron')} /> on a schedule
+        </label>
+        <label>
+          <input type="radio" name="kind" checked={kind === 'watch'} onChange={() => setKind('watch')} /> when a command prints a line
+        </label>
+      </div>
       {kind === 'cron' ? (
         <label>
           Cron expression

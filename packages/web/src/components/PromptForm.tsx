@@ -24,7 +24,7 @@ export function PromptForm({ session }: { session: Session }) {
         })
       }}
     >
-      <textarea placeholder={`Prompt for ${session.title}`} value={prompt} onChange={(event) => setPrompt(event.target.value)} rows={2} />
+      <textarea aria-label={`prompt for ${session.title}`} placeholder={`Prompt for ${session.title}`} value={prompt} onChange={(event) => setPrompt(event.target.value)} rows={2} />
       <button type="submit" disabled={busy || !prompt.trim()}>
         Send
       </button>

@@ -31,6 +31,7 @@ export function TabView({ session, tab }: { session: Session; tab: Tab }) {
   return (
     <TerminalView
       key={tab.id ?? tab.name}
+      label={`${session.title}: ${tab.name} terminal`}
       path={(since) => streamPath(session.id, { ...(tab.id ? { tabId: tab.id } : {}), ...(since === undefined ? {} : { since }) })}
       endedText="the tab ended"
       unavailableText="the tab's terminal cannot be opened"

@@ -9,6 +9,8 @@ import { KeyRow } from './KeyRow'
 const NEVER_OPENED_TRIES = 5
 
 interface TerminalProps {
+  /** The terminal's accessible name: whose terminal it is. */
+  label: string
   /** The plane's path, replaying from `since` when given (`streamPath`, `loginStreamPath`). */
   path: (since: bigint | undefined) => string
   /** Written when the terminal ends (its tmux session went away). */
@@ -23,7 +25,7 @@ interface TerminalProps {
  * counts the output bytes received, so a dropped connection comes back with `since` and
  * the ring replays what was missed.
  */
-export function TerminalView({ path, endedText, unavailableText, ended: onEnded }: TerminalProps) {
+export function TerminalView({ label, path, endedText, unavailableText, ended: onEnded }: TerminalProps) {
   const host = useRef<HTMLDivElement>(null)
   const link = useRef<BrowserTerminal | undefined>(undefined)
   // The path without a cursor names the terminal: a new one starts over.
@@ -31,7 +33,8 @@ export function TerminalView({ path, endedText, unavailableText, ended: onEnded 
   const latest = useRef({ path, onEnded })
   latest.current = { path, onEnded }
   useEffect(() => {
-    const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5000 })
+    // The agent's colors are raised to AA contrast against their background where they fall short.
+    const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5000, minimumContrastRatio: 4.5 })
     const fit = new FitAddon()
     term.loadAddon(fit)
     term.open(host.current as HTMLDivElement)
@@ -81,9 +84,13 @@ export function TerminalView({ path, endedText, unavailableText, ended: onEnded 
       term.dispose()
     }
   }, [source, endedText, unavailableText])
+  // xterm names its input "Terminal input" for every terminal: this one says whose it is.
+  useEffect(() => {
+    host.current?.querySelector('.xterm-helper-textarea')?.setAttribute('aria-label', label)
+  }, [source, label])
   return (
     <div className="terminal">
-      <div className="xterm-host" ref={host} data-testid="terminal" />
+      <div className="xterm-host" ref={host} data-testid="terminal" role="group" aria-label={label} />
       <KeyRow send={(keys) => link.current?.input(keys)} />
     </div>
   )

@@ -15,6 +15,7 @@ export function AccountsPage() {
   useEffect(() => void reload(), [])
   return (
     <section className="accounts">
+      <h1 className="visually-hidden">Accounts</h1>
       <ul>
         {listed?.accounts.map((account) => (
           <li key={`${account.agent}/${account.name}`}>
@@ -32,11 +33,12 @@ export function AccountsPage() {
       </ul>
       {login ? (
         <div className="login" data-testid="login">
-          <h3>
+          <h2>
             Logging in {login.agent} / {login.name}
-          </h3>
+          </h2>
           <TerminalView
             key={login.started}
+            label={`login terminal of ${login.agent} / ${login.name}`}
             path={(since) => loginStreamPath(login.agent, login.name, since)}
             endedText="the login ended"
             unavailableText="the login is not running (it may have ended already)"
@@ -50,13 +52,13 @@ export function AccountsPage() {
           void run(async () => (await api.call('RegisterAccount', form), await reload()))
         }}
       >
-        <select value={form.agent} onChange={(event) => setForm({ ...form, agent: event.target.value })} required>
+        <select aria-label="agent" value={form.agent} onChange={(event) => setForm({ ...form, agent: event.target.value })} required>
           <option value="">(agent)</option>
           {listed?.agents.map((agent) => (
             <option key={agent}>{agent}</option>
           ))}
         </select>
-        <input placeholder="account name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} required />
+        <input aria-label="account name" placeholder="account name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} required />
         <button type="submit" disabled={busy}>
           Register
         </button>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useId, useState } from 'react'
 import { CONFIG_TIER_NAMES, type ResponseOf } from '@svc/protocol/browser'
 import { api } from '../api'
 import { Outcome, useAction } from '../use-action'
@@ -19,6 +19,7 @@ export function ConfigPage() {
   useEffect(() => void reload(), [])
   return (
     <section className="config">
+      <h1 className="visually-hidden">Config</h1>
       {warnings.map((warning) => (
         <p key={warning} className="error">
           {warning}
@@ -53,6 +54,7 @@ function ConfigTier({ tier, entries, saved }: { tier: Entry['tier_name']; entrie
 function ConfigRow({ entry, saved }: { entry: Entry; saved: () => void }) {
   const [value, setValue] = useState(entry.value)
   const { busy, outcome, run } = useAction()
+  const purposeId = useId()
   useEffect(() => setValue(entry.value), [entry.value])
   return (
     <form
@@ -69,9 +71,11 @@ function ConfigRow({ entry, saved }: { entry: Entry; saved: () => void }) {
     >
       <label>
         <code>{entry.key}</code> <small>({entry.type}, default {entry.default || '""'}, applies {entry.applies})</small>
-        <input value={value} onChange={(event) => setValue(event.target.value)} />
+        <input value={value} onChange={(event) => setValue(event.target.value)} aria-describedby={purposeId} />
       </label>
-      <p className="purpose">{entry.purpose}</p>
+      <p className="purpose" id={purposeId}>
+        {entry.purpose}
+      </p>
       <button type="submit" disabled={busy || value === entry.value}>
         Save
       </button>

@@ -40,6 +40,7 @@ export function NewSessionPage() {
         })
       }}
     >
+      <h1 className="visually-hidden">New session</h1>
       <label>
         Project
         <select value={form.repo_path} onChange={set('repo_path')}>

@@ -11,6 +11,7 @@ export function ProjectsPage() {
   useEffect(() => void reload(), [])
   return (
     <section className="projects">
+      <h1 className="visually-hidden">Projects</h1>
       <ul>
         {projects.map((project) => (
           <li key={project.id}>

@@ -25,14 +25,20 @@ export function SessionPage({ id }: { id: string }) {
           {[session.program, session.branch, remoteWords(session)].filter(Boolean).join(' · ')}
         </span>
       </div>
-      <nav className="tabs">
+      <div className="tabs" role="group" aria-label="tabs">
         {session.tabs.map((entry, index) => (
-          <button key={entry.id ?? entry.name} type="button" className={index === tabIndex ? 'current' : ''} onClick={() => setTabIndex(index)}>
+          <button
+            key={entry.id ?? entry.name}
+            type="button"
+            className={index === tabIndex ? 'current' : ''}
+            aria-pressed={index === tabIndex}
+            onClick={() => setTabIndex(index)}
+          >
             {entry.name}
           </button>
         ))}
         <NewShellTab session={session} />
-      </nav>
+      </div>
       {tab ? <TabView session={session} tab={tab} /> : null}
       <PromptForm session={session} />
       <Lifecycle session={session} bootId={fleet.bootId} />

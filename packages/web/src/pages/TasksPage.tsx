@@ -17,6 +17,7 @@ export function TasksPage() {
   const tasks = [...fleet.tasks.values()].sort((a, b) => a.ordinal - b.ordinal)
   return (
     <section className="tasks">
+      <h1 className="visually-hidden">Tasks</h1>
       <button type="button" onClick={() => setAdding(!adding)}>
         {adding ? 'Close' : 'New task'}
       </button>
@@ -30,7 +31,9 @@ export function TasksPage() {
             <th>Next run</th>
             <th>Health</th>
             <th>Last run</th>
-            <th />
+            <th>
+              <span className="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
