@@ -215,9 +215,9 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     screen.keys('typed in the terminal', 'Enter')
     await waitFor(() => screen.text().includes('received: typed in the terminal') || undefined)
     await paneShows(agent, 'received: typed in the terminal')
-    // The terminal's size is the agent's window size, less tmux's status line.
+    // The terminal's size is the agent's window size (the daemon's tmux shows no status line).
     screen.resize(100, 30)
-    await waitFor(() => tmux('display-message', '-p', '-t', `=${agent}:`, '#{window_width}x#{window_height}').trim() === '100x29' || undefined)
+    await waitFor(() => tmux('display-message', '-p', '-t', `=${agent}:`, '#{window_width}x#{window_height}').trim() === '100x30' || undefined)
     const deferred = await runInTerminal(['sessions', 'deliver', '--repo', repo, '--defer-while-attached', 'fix-parser', 'after you'], env)
     expect(deferred).toEqual({ code: 0, out: 'fix-parser: a terminal is attached; the prompt waits until it detaches\n' })
     screen.keys('C-\\')

@@ -95,7 +95,7 @@ describe(`the terminal stream of a remote session, relayed, its remote ${placeLa
     stream.resize(30, 100)
     expect(await seen.until((frame) => frame.type === 'resize' && frame.rows === 30)).toEqual({ type: 'resize', rows: 30, cols: 100 })
     const pane = streamed.tabs[0]?.tmux_name as string
-    await waitFor(() => tmux(server.options.home, 'display-message', '-p', '-t', `=${pane}:`, '#{window_height}x#{window_width}').trim() === '29x100' || undefined)
+    await waitFor(() => tmux(server.options.home, 'display-message', '-p', '-t', `=${pane}:`, '#{window_height}x#{window_width}').trim() === '30x100' || undefined)
     stream.detach()
     expect(await stream.closed).toBe(1000)
   })

@@ -54,6 +54,22 @@ it('keeps every session across a daemon restart, with ids and timestamps intact'
   expect((await session(second, 'kept')).updated_at).toBe(kept.updated_at)
 })
 
+it('turns the status line off on a tmux server an older daemon left running, for its sessions too', async () => {
+  const dir = await homes.make()
+  const repo = await makeRepo(dir)
+  const home = join(dir, 'svc')
+  const first = await startSessionDaemon({ home })
+  const { instance } = await first.client.call('CreateSession', { repo_path: repo, title: 'older' })
+  expect(await first.stop()).toBe(0)
+  // Older daemons left tmux's default: a status line under every terminal.
+  tmux(home, 'set-option', '-g', 'status', 'on')
+
+  // The session is re-attached, not created: only the start can have turned it off.
+  await startSessionDaemon({ home })
+  expect(tmux(home, 'show-options', '-g', 'status').trim()).toBe('status off')
+  expect(tmux(home, 'display-message', '-p', '-t', `=${instance.tabs[0]?.tmux_name}:`, '#{status}').trim()).toBe('off')
+})
+
 it('falls back to created_at for a stored record without updated_at, and ignores pr_info', async () => {
   const dir = await homes.make()
   const repo = await makeRepo(dir)

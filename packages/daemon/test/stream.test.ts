@@ -57,22 +57,28 @@ async function resources(): Promise<{ fds: number; clients: number }> {
 
 describe('the terminal stream', () => {
   it('starts with hello, the size and a repaint, streams output, takes input, and names its cursor in the header', async () => {
-    await agentSession('frames')
+    const pane = await agentSession('frames')
     const stream = await daemon.client.stream('frames')
     const seen = record(stream)
     const hello = await seen.until(isType('hello'))
     expect(seen.frames.slice(0, 3).map((frame) => frame.type)).toEqual(['hello', 'resize', 'repaint'])
     expect(hello).toEqual({ type: 'hello', cursor: stream.startCursor })
-    // Attaching takes the window's size: 50 rows of pane plus the status line, 200 columns.
-    expect(seen.frames[1]).toEqual({ type: 'resize', rows: 51, cols: 200 })
-    expect(Buffer.from((seen.frames[2] as { data: Uint8Array }).data).toString()).toContain('fake-agent ready')
+    // Attaching takes the window's size: the pane's 50 rows (the status line is off), 200 columns.
+    expect(seen.frames[1]).toEqual({ type: 'resize', rows: 50, cols: 200 })
+    const repaint = Buffer.from((seen.frames[2] as { data: Uint8Array }).data).toString()
+    expect(repaint).toContain('fake-agent ready')
+    // Exactly the pane's rows, each on a line of its own.
+    expect(repaint.split('\r\n')).toHaveLength(50)
     stream.input('from the stream\r')
     await seen.shows('received: from the stream')
+    // The tmux client draws only the agent's screen: no status line naming the session.
+    expect(tmux(daemon.home, 'show-options', '-g', 'status').trim()).toBe('status off')
+    expect(seen.output().toString()).not.toContain(`[${pane}]`)
     expect(seen.frames.some(isType('output'))).toBe(true)
     stream.resize(30, 100)
     expect(await seen.until((frame) => frame.type === 'resize' && frame.rows === 30)).toEqual({ type: 'resize', rows: 30, cols: 100 })
     const framesPane = await paneOf('frames')
-    await waitFor(() => tmux(daemon.home, 'display-message', '-p', '-t', `=${framesPane}:`, '#{window_height}x#{window_width}').trim() === '29x100' || undefined)
+    await waitFor(() => tmux(daemon.home, 'display-message', '-p', '-t', `=${framesPane}:`, '#{window_height}x#{window_width}').trim() === '30x100' || undefined)
     stream.detach()
     expect(await stream.closed).toBe(1000)
   })

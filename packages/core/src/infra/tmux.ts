@@ -1,7 +1,10 @@
 import { execFile } from 'node:child_process'
 import { Launcher } from './launcher.js'
 
-/** Server options applied with every session creation, so the first one gets them too. */
+/**
+ * Server options applied with every session creation, so the first one gets them too,
+ * and at the daemon's start, so a server an older daemon left running gets them as well.
+ */
 const SERVER_OPTIONS: string[][] = [
   // Killing the last session must not stop the server: a respawn right after would race
   // its exit ("server exited unexpectedly").
@@ -15,6 +18,8 @@ const SERVER_OPTIONS: string[][] = [
   // Attaching must not import the attaching terminal's variables: panes are default-deny.
   ['set-option', '-g', 'update-environment', ''],
   ['set-option', '-g', 'history-limit', '10000'],
+  // Terminals (the TUI's attach, the browser's stream) show only the agent's screen.
+  ['set-option', '-g', 'status', 'off'],
 ]
 
 /** The variables the tmux server itself starts with; panes get theirs through `-e`. */
@@ -138,6 +143,15 @@ export class Tmux {
       ['new-session', '-d', '-s', spec.name, '-c', spec.cwd, ...size, ...env, '--', ...spec.command],
       ...(spec.endsWithCommand ? [['set-option', '-w', '-t', `${sessionTarget(spec.name)}:`, 'remain-on-exit', 'off']] : []),
     ])
+  }
+
+  /** Applies the server options to a running server; with no server, the next session creation does. */
+  async configureServer(): Promise<void> {
+    try {
+      await this.run(SERVER_OPTIONS)
+    } catch (error) {
+      if (!(error instanceof TmuxError && error.noServer)) throw error
+    }
   }
 
   /** Kills the named sessions; ones already gone are fine. */

@@ -157,6 +157,7 @@ export class Sessions {
   /** Loads the stored sessions and re-attaches them to what survived in tmux. */
   async restore(): Promise<void> {
     const records = await this.store.loadAll()
+    await this.tmux.configureServer()
     await this.hook.restore(records.filter((record) => record.remote))
     await this.lifecycle.restore(
       records.filter((record) => !record.remote),

@@ -21,7 +21,10 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>svc</title>
 /**
  * The web UI at `/`, same origin as the API, behind the same gate (a browser logs in with
  * the URL `svc web` prints). File names under assets/ carry their content hash, so they
- * are cached for good; index.html is revalidated so a rebuild shows at the next load.
+ * are cached for good; the rest is revalidated so a rebuild shows at the next load:
+ * index.html, the manifest (application/manifest+json) and the service worker, sw.js,
+ * whose update checks must reach the daemon. The worker sits at the root, so its scope
+ * (`/`, the whole UI) needs no Service-Worker-Allowed header.
  */
 export async function webUi(app: FastifyInstance, { root }: { root: string | undefined }): Promise<void> {
   if (root === undefined || !existsSync(join(root, 'index.html'))) {
