@@ -197,6 +197,28 @@ export function median(values) {
   return percentile([...values].sort((a, b) => a - b), 50)
 }
 
+/** Milliseconds since `start`, a `process.hrtime.bigint()`. */
+export function elapsedMs(start) {
+  return Number(process.hrtime.bigint() - start) / 1e6
+}
+
+/**
+ * Runs each of `measure`'s functions once a round, `count` measured rounds after a warm-up
+ * round 0, the order flipping every round so none always follows another. Resolves per
+ * name with what its function resolved with in the measured rounds.
+ */
+export async function alternateRuns(measure, count) {
+  const names = Object.keys(measure)
+  const results = Object.fromEntries(names.map((name) => [name, []]))
+  for (let i = 0; i <= count; i++) {
+    for (const name of i % 2 === 0 ? names : [...names].reverse()) {
+      const result = await measure[name](i)
+      if (i > 0) results[name].push(result)
+    }
+  }
+  return results
+}
+
 /**
  * CPU seconds the process `pid` has used so far, all its live threads: the scheduler's
  * nanosecond run times, where utime and stime count in 10 ms ticks (too coarse for a
@@ -284,6 +306,11 @@ export const fmt = {
   us: (value) => `${value.toFixed(1)} µs`,
   /** p50 and p99 of sorted milliseconds. */
   spread: (sorted) => `p50 ${fmt.ms(percentile(sorted, 50))}  p99 ${fmt.ms(percentile(sorted, 99))}`,
+  /** Median and p90 of milliseconds in any order. */
+  medianP90: (values) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    return `median ${fmt.ms(median(sorted))}  p90 ${fmt.ms(percentile(sorted, 90))}`
+  },
   ratio: (value, target) => `${value.toFixed(2)}  (target ${target})`,
   mib: (kib) => `${(kib / 1024).toFixed(1)} MiB`,
 }

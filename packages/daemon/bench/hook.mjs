@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths } from '@svc/protocol'
-import { fmt, latencies, median, onInterrupt, percentile, report, spawnServer, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, latencies, median, onInterrupt, percentile, report, spawnServer, startDaemon, withTempDir } from './harness.mjs'
 import { makeRepo } from './sessions.mjs'
 
 const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
@@ -27,8 +27,6 @@ const CREATES = 6
 const FLEET = 100
 const REMOTES = 2
 const SNAPSHOTS = 500
-
-const elapsedMs = (start) => Number(process.hrtime.bigint() - start) / 1e6
 
 /** A repository with a bare origin (launch_cmd clones the origin), and `.svc/config.json` naming the hooks. */
 export async function hookRepo(dir, hooks) {
@@ -86,21 +84,10 @@ async function createVsFloor() {
           return ms
         },
       }
-      const times = { svc: [], floor: [] }
-      // Round 0 warms up both; the order flips every round so neither always follows the other.
-      for (let i = 0; i <= CREATES; i++) {
-        for (const name of i % 2 === 0 ? ['svc', 'floor'] : ['floor', 'svc']) {
-          const ms = await measure[name](i)
-          if (i > 0) times[name].push(ms)
-        }
-      }
-      const figures = (values) => {
-        const sorted = [...values].sort((a, b) => a - b)
-        return `median ${fmt.ms(median(sorted))}  p90 ${fmt.ms(percentile(sorted, 90))}`
-      }
+      const times = await alternateRuns(measure, CREATES)
       report(`CreateSession of a hook session (launch_cmd clones and starts an agent server on loopback), ${CREATES} runs alternating with the floor`, [
-        ['floor: the launch script by hand + CreateSession in place on its agent server', figures(times.floor)],
-        ['svc CreateSession, backend hook', figures(times.svc)],
+        ['floor: the launch script by hand + CreateSession in place on its agent server', fmt.medianP90(times.floor)],
+        ['svc CreateSession, backend hook', fmt.medianP90(times.svc)],
         ['ratio of medians', (median(times.svc) / median(times.floor)).toFixed(2)],
       ])
     } finally {

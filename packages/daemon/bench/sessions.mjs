@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STATES, repoIdOf } from '@svc/core'
 import { TabKind } from '@svc/protocol'
-import { cpuSeconds, fmt, latencyRows, median, percentile, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
+import { alternateRuns, cpuSeconds, elapsedMs, fmt, latencyRows, median, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
 
 const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
 const exec = promisify(execFile)
@@ -46,10 +46,6 @@ async function createIdle(client, repo, titles) {
   for (const title of titles) await client.call('CreateSession', { repo_path: repo, title, program: IDLE })
 }
 
-function elapsedMs(start) {
-  return Number(process.hrtime.bigint() - start) / 1e6
-}
-
 async function createVsFloor() {
   await withTempDir(async (dir) => {
     const repo = await makeRepo(join(dir, 'repo'))
@@ -74,22 +70,11 @@ async function createVsFloor() {
             command: ['/bin/sh', '-c', `exec ${IDLE}`],
           })).ms,
       }
-      const times = { svc: [], floor: [] }
-      // Round 0 warms up both, and its first new-session (the daemon's) starts the shared
-      // tmux server; the order flips every round so neither always follows the other.
-      for (let i = 0; i <= CREATES; i++) {
-        for (const name of i % 2 === 0 ? ['svc', 'floor'] : ['floor', 'svc']) {
-          const ms = await measure[name](i)
-          if (i > 0) times[name].push(ms)
-        }
-      }
-      const figures = (values) => {
-        const sorted = [...values].sort((a, b) => a - b)
-        return `median ${fmt.ms(median(sorted))}  p90 ${fmt.ms(percentile(sorted, 90))}`
-      }
+      // Round 0's first new-session (the daemon's) starts the shared tmux server.
+      const times = await alternateRuns(measure, CREATES)
       report(`CreateSession (idle program, ${REPO_FILES}-file repository), ${CREATES} runs alternating with the floor`, [
-        ['floor: git worktree add + tmux new-session', figures(times.floor)],
-        ['svc CreateSession', figures(times.svc)],
+        ['floor: git worktree add + tmux new-session', fmt.medianP90(times.floor)],
+        ['svc CreateSession', fmt.medianP90(times.svc)],
         ['ratio of medians', fmt.ratio(median(times.svc) / median(times.floor), '<= 1.30')],
       ])
     } finally {

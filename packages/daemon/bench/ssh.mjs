@@ -8,16 +8,16 @@
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths } from '@svc/protocol'
-import { fmt, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { streamFrames, timeUntil } from './stream.mjs'
+import { loopbackPort, writeSshdConfig } from '../../test-kit/fixtures/sshd-config.mjs'
 
 const exec = promisify(execFile)
 const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
@@ -30,19 +30,6 @@ const IDLE = 'sleep 100000'
 const CREATES = 6
 const KEYSTROKES = 200
 const WARM_KEYS = 20
-
-const elapsedMs = (start) => Number(process.hrtime.bigint() - start) / 1e6
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** The pids of processes whose command line contains `text`. */
 function pidsWith(text) {
@@ -75,30 +62,10 @@ function kill(pid, signal = 'SIGKILL') {
 async function startSshd(dir) {
   const keys = { host: join(dir, 'hk'), client: join(dir, 'ck') }
   for (const file of Object.values(keys)) await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-bench', '-f', file])
-  await writeFile(join(dir, 'ak'), await readFile(`${keys.client}.pub`))
   const remoteHome = join(dir, 'rh')
   await mkdir(remoteHome)
-  const port = await freePort()
-  const config = join(dir, 'sshd_config')
-  await writeFile(
-    config,
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${keys.host}`,
-      `AuthorizedKeysFile ${join(dir, 'ak')}`,
-      'StrictModes no',
-      'UsePAM no',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'PermitRootLogin prohibit-password',
-      `PidFile ${join(dir, 'sshd.pid')}`,
-      `SetEnv HOME=${remoteHome} PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
-      '',
-    ].join('\n'),
-  )
-  // sshd insists on its privilege separation directory, which only its service unit makes.
-  if (!existsSync('/run/sshd') && process.getuid?.() === 0) await mkdir('/run/sshd', { mode: 0o755 })
+  const port = await loopbackPort()
+  const config = await writeSshdConfig({ dir, address: '127.0.0.1', port, hostKey: keys.host, clientKey: keys.client, remoteHome })
   const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
@@ -204,24 +171,12 @@ async function createVsFloor(sshd, world) {
     },
     floor: async (i) => ({ answered: await createByHand(sshd, world, `floor-${i}`) }),
   }
-  const times = { svc: [], ready: [], floor: [] }
-  // Round 0 warms up both; the order flips every round so neither always follows the other.
-  for (let i = 0; i <= CREATES; i++) {
-    for (const name of i % 2 === 0 ? ['svc', 'floor'] : ['floor', 'svc']) {
-      const { answered, ready } = await measure[name](i)
-      if (i === 0) continue
-      times[name].push(answered)
-      if (ready !== undefined) times.ready.push(ready)
-    }
-  }
-  const figures = (values) => {
-    const sorted = [...values].sort((a, b) => a - b)
-    return `median ${fmt.ms(median(sorted))}  p90 ${fmt.ms(percentile(sorted, 90))}`
-  }
+  const runs = await alternateRuns(measure, CREATES)
+  const times = { svc: runs.svc.map((run) => run.answered), ready: runs.svc.map((run) => run.ready), floor: runs.floor.map((run) => run.answered) }
   report(`CreateSession of a hook session over ssh (provision_cmd, sshd on loopback), ${CREATES} runs alternating with the floor`, [
-    ['floor: ssh host true + git clone + svc agent-server until its endpoint line', figures(times.floor)],
-    ['svc CreateSession, provision_cmd: until it answers', figures(times.svc)],
-    ['svc CreateSession: until the row reads ready', figures(times.ready)],
+    ['floor: ssh host true + git clone + svc agent-server until its endpoint line', fmt.medianP90(times.floor)],
+    ['svc CreateSession, provision_cmd: until it answers', fmt.medianP90(times.svc)],
+    ['svc CreateSession: until the row reads ready', fmt.medianP90(times.ready)],
     ['ratio of medians (until it answers)', (median(times.svc) / median(times.floor)).toFixed(2)],
   ])
 }

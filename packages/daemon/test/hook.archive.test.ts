@@ -1,14 +1,12 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { appendFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createClient, DaemonError } from '@svc/protocol'
 import {
   alive,
-  closeHookWorld,
   git,
   hookCalls,
-  openHookWorld,
   placeLabel,
   recordEvents,
   remoteDirs,
@@ -17,24 +15,14 @@ import {
   runCli,
   session,
   startSessionDaemon,
-  tempHomes,
+  useHookWorld,
   waitFor,
   waitForSession,
-  type HookWorld,
 } from '@svc/test-kit'
 
 // Archive pushes a hook session's branch from its remote to origin, then tears the remote
 // down; restore launches a new remote on that branch.
-const homes = tempHomes()
-let world: HookWorld
-
-beforeAll(async () => {
-  world = await openHookWorld(homes)
-})
-afterAll(async () => {
-  await closeHookWorld(world)
-  await homes.release()
-})
+const world = useHookWorld()
 
 const tokenFile = (id: string) => join(world.daemon.home, 'remote-tokens', id)
 const committer = ['-c', 'user.email=agent@example.com', '-c', 'user.name=agent']

@@ -1,13 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createClient } from '@svc/protocol'
 import {
   AGENT,
   alive,
-  closeHookWorld,
   hookCalls,
-  openHookWorld,
   placeLabel,
   record,
   recordEvents,
@@ -16,25 +14,15 @@ import {
   remotePid,
   runCli,
   session,
-  tempHomes,
+  useHookWorld,
   waitFor,
   waitForSession,
-  type HookWorld,
 } from '@svc/test-kit'
 
 // The home daemon drives real agent servers that the test launch_cmd starts, each behind
 // a veth hop where the machine allows a network namespace.
-const homes = tempHomes()
-let world: HookWorld
 const SECRET = 'do-not-cross-0451'
-
-beforeAll(async () => {
-  world = await openHookWorld(homes, { env: { SVC_HOOK_TIMEOUT_MS: '10000', SVC_TEST_HOME_ONLY: SECRET } })
-})
-afterAll(async () => {
-  await closeHookWorld(world)
-  await homes.release()
-})
+const world = useHookWorld({ env: { SVC_HOOK_TIMEOUT_MS: '10000', SVC_TEST_HOME_ONLY: SECRET } })
 
 const create = (body: Record<string, unknown>) => world.daemon.post('/v1/CreateSession', { repo_path: world.repo, ...body })
 const tokenFiles = () => (existsSync(join(world.daemon.home, 'remote-tokens')) ? readdirSync(join(world.daemon.home, 'remote-tokens')) : [])
@@ -178,15 +166,7 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
 })
 
 describe('an untrusted repository config', () => {
-  const others = tempHomes()
-  let untrusted: HookWorld
-  beforeAll(async () => {
-    untrusted = await openHookWorld(others, { trust: false })
-  })
-  afterAll(async () => {
-    await closeHookWorld(untrusted)
-    await others.release()
-  })
+  const untrusted = useHookWorld({ trust: false })
 
   it('refuses hook sessions naming the file, and runs nothing', async () => {
     const { backends } = await untrusted.daemon.client.call('ListBackends', { repo_path: untrusted.repo })

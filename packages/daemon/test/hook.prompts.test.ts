@@ -1,23 +1,17 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { closeHookWorld, hookCalls, hookConfig, openHookWorld, placeLabel, remoteDirs, tempHomes, waitFor, waitForSession, type HookWorld } from '@svc/test-kit'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { hookCalls, hookConfig, placeLabel, remoteDirs, useHookWorld, waitFor, waitForSession } from '@svc/test-kit'
 
 // Prompts that reach a hook session by title (DeliverPrompt, tasks) go through its
 // remote, never the home's tmux.
-const homes = tempHomes()
-let world: HookWorld
+const world = useHookWorld({ env: { SVC_HOOK_TIMEOUT_MS: '30000' } })
 let id: string
 
 beforeAll(async () => {
-  world = await openHookWorld(homes, { env: { SVC_HOOK_TIMEOUT_MS: '30000' } })
   const { instance } = await world.daemon.client.call('CreateSession', { repo_path: world.repo, title: 'desk', backend: 'hook' })
   id = instance.id
   await waitForSession(world.daemon, 'desk', (row) => row.liveness_name === 'ready')
-})
-afterAll(async () => {
-  await closeHookWorld(world)
-  await homes.release()
 })
 
 /** The remote pane as the home previews it, once it shows `text`. */

@@ -1,13 +1,11 @@
 import { existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createClient } from '@svc/protocol'
 import {
   alive,
   CLI_MAIN,
-  closeHookWorld,
   hookCalls,
-  openHookWorld,
   placeLabel,
   recordEvents,
   remoteDirs,
@@ -15,23 +13,13 @@ import {
   remotePid,
   session,
   startSessionDaemon,
-  tempHomes,
+  useHookWorld,
   waitFor,
   waitForSession,
-  type HookWorld,
 } from '@svc/test-kit'
 
 // Unreachable is not dead: the remote's last state is kept while it does not answer.
-const homes = tempHomes()
-let world: HookWorld
-
-beforeAll(async () => {
-  world = await openHookWorld(homes)
-})
-afterAll(async () => {
-  await closeHookWorld(world)
-  await homes.release()
-})
+const world = useHookWorld()
 
 async function createHook(title: string) {
   const reply = await world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title, backend: 'hook', prompt: 'start' })

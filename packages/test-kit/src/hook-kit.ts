@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CLI_MAIN, type TestDaemon, type tempHomes } from './harness.js'
+import { afterAll, beforeAll } from 'vitest'
+import { CLI_MAIN, tempHomes, type TestDaemon } from './harness.js'
 import { makePlace, type Place } from './netns.js'
 import { FAKE_AGENT, git, makeRepo, startSessionDaemon } from './sessions-kit.js'
 import { alive } from './wait.js'
@@ -41,11 +42,8 @@ export function hookConfig(state: string, place: Place): Record<string, unknown>
   }
 }
 
-/** Makes the world; the repository's config is trusted unless `trust` is false; `settings` go into the home daemon's config. */
-export async function openHookWorld(
-  homes: ReturnType<typeof tempHomes>,
-  { trust = true, env = {}, settings = {} }: { trust?: boolean; env?: Record<string, string>; settings?: Record<string, unknown> } = {},
-): Promise<HookWorld> {
+/** A fresh dir holding a repository whose main is pushed to its bare origin there, and an empty state dir for the hooks. */
+export async function makeHookRepo(homes: ReturnType<typeof tempHomes>): Promise<{ dir: string; repo: string; origin: string; state: string }> {
   const dir = await homes.make()
   const origin = join(dir, 'o.git')
   execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin])
@@ -54,12 +52,39 @@ export async function openHookWorld(
   git(repo, 'push', '-q', 'origin', 'main')
   const state = join(dir, 'r')
   await mkdir(state)
+  return { dir, repo, origin, state }
+}
+
+/** Makes the world; the repository's config is trusted unless `trust` is false; `settings` go into the home daemon's config. */
+export async function openHookWorld(
+  homes: ReturnType<typeof tempHomes>,
+  { trust = true, env = {}, settings = {} }: { trust?: boolean; env?: Record<string, string>; settings?: Record<string, unknown> } = {},
+): Promise<HookWorld> {
+  const { dir, repo, origin, state } = await makeHookRepo(homes)
   const place = await makePlace()
   await mkdir(join(repo, '.svc'))
   await writeFile(join(repo, '.svc', 'config.json'), JSON.stringify(hookConfig(state, place)))
   const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env, settings })
   if (trust) await daemon.client.call('TrustProject', { path: repo })
   return { dir, repo, origin, state, place, daemon }
+}
+
+/**
+ * Opens a hook world (`openHookWorld` with `options`) before the tests of the file or
+ * describe it is called in, and closes it and its homes after: the object returned is
+ * that world from then on.
+ */
+export function useHookWorld(options?: Parameters<typeof openHookWorld>[1]): HookWorld {
+  const homes = tempHomes()
+  const world = {} as HookWorld
+  beforeAll(async () => {
+    Object.assign(world, await openHookWorld(homes, options))
+  })
+  afterAll(async () => {
+    await closeHookWorld('daemon' in world ? world : undefined)
+    await homes.release()
+  })
+  return world
 }
 
 /** What the hooks were run with, in order. */

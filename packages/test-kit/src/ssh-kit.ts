@@ -1,15 +1,15 @@
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomInt } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loopbackPort, writeSshdConfig } from '../fixtures/sshd-config.mjs'
 import { CLI_MAIN, type TestDaemon, type tempHomes } from './harness.js'
-import { HOOK_DELETE } from './hook-kit.js'
+import { HOOK_DELETE, makeHookRepo } from './hook-kit.js'
 import { makePlace, netnsAvailable, type Place } from './netns.js'
-import { git, makeRepo, startSessionDaemon } from './sessions-kit.js'
+import { startSessionDaemon } from './sessions-kit.js'
 import { alive, waitFor } from './wait.js'
 
 /** The test provision_cmd: prints the test sshd as the host it made. */
@@ -37,17 +37,6 @@ function keygen(file: string): void {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-test', '-f', file])
 }
 
-async function loopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 /**
  * Starts `sshd -D -e -f <config>` in the place, with a host key and a client key made
  * here, the client's key authorized for the current user by an AuthorizedKeysFile in
@@ -58,31 +47,11 @@ export async function startSshd(place: Place, dir: string): Promise<Sshd> {
   const clientKey = join(dir, 'ck')
   const wrongKey = join(dir, 'wk')
   for (const file of [hostKey, clientKey, wrongKey]) keygen(file)
-  await writeFile(join(dir, 'ak'), readFileSync(`${clientKey}.pub`))
   const remoteHome = join(dir, 'rh')
   await mkdir(remoteHome)
   // A fresh namespace has no listener at all; on loopback the ports are asked for.
   const [port, deadPort] = netnsAvailable() ? [randomInt(20_000, 30_000), randomInt(30_000, 40_000)] : [await loopbackPort(), await loopbackPort()]
-  const config = join(dir, 'sshd_config')
-  await writeFile(
-    config,
-    [
-      `Port ${port}`,
-      `ListenAddress ${place.address}`,
-      `HostKey ${hostKey}`,
-      `AuthorizedKeysFile ${join(dir, 'ak')}`,
-      'StrictModes no',
-      'UsePAM no',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'PermitRootLogin prohibit-password',
-      `PidFile ${join(dir, 'sshd.pid')}`,
-      `SetEnv HOME=${remoteHome} PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
-      '',
-    ].join('\n'),
-  )
-  // sshd insists on its privilege separation directory, which only its service unit makes.
-  if (!existsSync('/run/sshd') && process.getuid?.() === 0) mkdirSync('/run/sshd', { mode: 0o755 })
+  const config = await writeSshdConfig({ dir, address: place.address, port, hostKey, clientKey, remoteHome })
   const child = place.spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
@@ -124,14 +93,7 @@ export function sshSettings(world: Pick<ProvisionWorld, 'sshd' | 'svc'>): Record
 
 /** Makes the world: origin, repository (config trusted), sshd in a place, the home daemon. */
 export async function openProvisionWorld(homes: ReturnType<typeof tempHomes>, { env = {} }: { env?: Record<string, string> } = {}): Promise<ProvisionWorld> {
-  const dir = await homes.make()
-  const origin = join(dir, 'o.git')
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', origin])
-  const repo = await makeRepo(dir)
-  git(repo, 'remote', 'add', 'origin', origin)
-  git(repo, 'push', '-q', 'origin', 'main')
-  const state = join(dir, 'r')
-  await mkdir(state)
+  const { dir, repo, origin, state } = await makeHookRepo(homes)
   const sshd = await startSshd(await makePlace(), dir)
   const svc = join(dir, 'svc')
   await writeFile(svc, `#!/bin/sh\nexec ${process.execPath} ${CLI_MAIN} "$@"\n`)
