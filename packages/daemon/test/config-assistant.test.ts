@@ -44,13 +44,15 @@ describe('the config assistant', () => {
     expect(assistants(daemon.home)).toEqual([name])
     // Briefed once the open answers: every key, and the one way to change one.
     expect(paneOf(daemon.home, name)).toContain('Now greet the user')
-    const brief = await waitFor(() => readFile(inputLog, 'utf8').then((text) => text.includes('Now greet the user') && text))
+    const brief = await waitFor(() => readFile(inputLog, 'utf8').then((text) => text.includes('Now greet the user') && text), 30_000)
     const { entries } = await daemon.client.call('GetConfig')
     for (const entry of entries) expect(brief, entry.key).toContain(`- ${entry.key} (${entry.type}, ${entry.tier_name} key`)
     expect(brief).toContain('`svc config set <key> <value>`')
     expect(brief).toContain('Explain each change before you make it')
     expect(brief).toMatch(/default_program \(string, core key, applies at once\): Agent for new sessions.* Default: claude\. Value: claude\./)
     expect(tmux(daemon.home, 'display-message', '-p', '-t', `=${name}:`, '#{pane_current_path}').trim()).toBe(daemon.home)
+    // The agent answers the brief line by line; once at its last, it takes new input at once.
+    await waitFor(() => paneOf(daemon.home, name).includes('received: Now greet the user') || undefined, 30_000)
     // The daemon's own agent, not a session: no row, no session event.
     expect((await daemon.client.call('Snapshot', {})).instances).toEqual([])
     expect(events.frames.filter((frame) => frame.type.startsWith('session.'))).toEqual([])

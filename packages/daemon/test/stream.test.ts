@@ -244,8 +244,15 @@ describe('leases', () => {
   it('keeps typing through a stream from counting as the agent working', async () => {
     await agentSession('typed')
     await waitForSession(daemon, 'typed', (s) => s.liveness_name === 'ready')
-    await new Promise((resolve) => setTimeout(resolve, 400))
-    const before = await session(daemon, 'typed')
+    // Settled: ready can be saved a tick before its idle reason, later on a loaded machine.
+    let before = await session(daemon, 'typed')
+    await waitFor(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      const again = await session(daemon, 'typed')
+      if (again.updated_at === before.updated_at) return true
+      before = again
+      return undefined
+    }, 20_000)
     const stream = await daemon.client.stream('typed')
     const seen = record(stream)
     stream.input('/busy 1\r')
