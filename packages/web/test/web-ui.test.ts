@@ -95,10 +95,15 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await waitFor(() => paneText(daemon.home, pane).includes('received: from the prompt box') || undefined)
   })
 
-  it('creates a session from the new-session page', async () => {
+  it("creates a session from the new-session page, with the project's default program", async () => {
+    // The repository's .svc/config.json names codex: the form offers it, not the global claude.
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: AGENT })
+    await daemon.client.call('SetConfigValue', { repo_path: repo, key: 'default_program', value: 'codex' })
     await page.goto(`${origin}/#/new`)
     const title = page.locator('label', { hasText: 'Title' }).locator('input')
     await waitFor(async () => ((await title.inputValue()) !== '' ? true : undefined))
+    const program = page.locator('label', { hasText: 'Program' }).locator('select')
+    await waitFor(async () => ((await program.inputValue()) === 'codex' ? true : undefined))
     await title.fill('gamma')
     await page.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
     await page.getByRole('button', { name: 'Create session' }).click()
@@ -114,7 +119,8 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
       })
     expect(await page.locator('.new-session .error').count(), await page.locator('main').innerText()).toBe(0)
     const created = await waitForSession(daemon, 'gamma', (s) => s.liveness_name !== '')
-    expect(created.repo_path).toBe(repo)
+    expect([created.repo_path, created.program]).toEqual([repo, 'codex'])
+    await daemon.client.call('UnsetConfigValue', { repo_path: repo, key: 'default_program' })
   })
 
   it('creates a cron task, previews its schedule, and triggers it into a session', async () => {

@@ -9,24 +9,33 @@ export function NewSessionPage() {
   const [programs, setPrograms] = useState<Array<{ name: string; available: boolean }>>([])
   const [accounts, setAccounts] = useState<Array<{ agent: string; name: string }>>([])
   const [form, setForm] = useState({ repo_path: '', title: '', program: '', account: '', prompt: '' })
+  /** Whether the user picked the program: until then it follows the project's default. */
+  const [programPicked, setProgramPicked] = useState(false)
   const { busy, outcome, run } = useAction()
   const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm((current) => ({ ...current, [field]: event.target.value }))
 
   useEffect(() => {
     void run(async () => {
-      const [listed, offered, name] = await Promise.all([api.call('ListProjects', {}), api.call('ListPrograms', {}), api.call('SuggestSessionName', {})])
+      const [listed, name] = await Promise.all([api.call('ListProjects', {}), api.call('SuggestSessionName', {})])
       setProjects(listed.projects)
-      setPrograms(offered.programs)
       // Suggestions fill only what the user has not typed yet: they may land after the typing.
       setForm((current) => ({
         ...current,
         repo_path: current.repo_path || (listed.projects[0]?.root ?? ''),
-        program: current.program || offered.default,
         title: current.title || name.name,
       }))
       setAccounts((await api.call('ListAccounts', {})).accounts)
     })
   }, [])
+
+  // The programs and the default as the chosen project's .svc/config.json has them.
+  useEffect(() => {
+    void run(async () => {
+      const offered = await api.call('ListPrograms', form.repo_path ? { repo_path: form.repo_path } : {})
+      setPrograms(offered.programs)
+      if (!programPicked) setForm((current) => ({ ...current, program: offered.default }))
+    })
+  }, [form.repo_path])
 
   return (
     <form
@@ -59,7 +68,13 @@ export function NewSessionPage() {
       </label>
       <label>
         Program
-        <select value={form.program} onChange={set('program')}>
+        <select
+          value={form.program}
+          onChange={(event) => {
+            setProgramPicked(true)
+            set('program')(event)
+          }}
+        >
           {programs.map((program) => (
             <option key={program.name} value={program.name} disabled={!program.available}>
               {program.name}
