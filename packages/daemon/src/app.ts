@@ -7,7 +7,8 @@ import { MAX_BODY_BYTES } from '@svc/protocol'
 import type { Core } from '@svc/core'
 import type { WebSocketServer } from 'ws'
 import { answerClientError } from './client-error.js'
-import { closeWebSockets } from './going-away.js'
+import { closeWebSockets, STOPPING_REASON } from './going-away.js'
+import { HttpError } from './http-error.js'
 import { decoding } from './plugins/decoding.js'
 import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { networkSafety } from './plugins/network-safety.js'
@@ -104,7 +105,10 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
   // upgrade share it. Upgrades are routed through the same hooks as requests: the gate
   // runs before any socket is accepted.
   let sockets: WebSocketServer | undefined
+  let stopping = false
   await fastify.register(async (upgrading) => {
+    // Once the stop has closed the sockets, none opens again here: a client it closed would reconnect to this daemon.
+    upgrading.addHook('onRequest', (request, _reply, done) => done(stopping && request.headers.upgrade ? new HttpError(503, STOPPING_REASON) : undefined))
     await upgrading.register(websocket)
     sockets = upgrading.websocketServer
     await upgrading.register(eventRoutes(core))
@@ -120,5 +124,15 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
   await fastify.ready()
   const upgrade: UpgradeListener = (request, socket, head) => fastify.server.emit('upgrade', request, socket, head)
   const server = sockets as WebSocketServer
-  return { fastify, server: fastify.server, handler: handler as RequestListener, upgrade, served, closeWebSockets: () => closeWebSockets(server) }
+  return {
+    fastify,
+    server: fastify.server,
+    handler: handler as RequestListener,
+    upgrade,
+    served,
+    closeWebSockets: () => {
+      stopping = true
+      return closeWebSockets(server)
+    },
+  }
 }
