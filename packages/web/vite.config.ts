@@ -1,3 +1,4 @@
+import tailwindcss from '@tailwindcss/vite'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vite'
 import { VitePWA } from 'vite-plugin-pwa'
@@ -9,6 +10,7 @@ const THEME = '#0f172a'
 export default defineConfig({
   plugins: [
     react(),
+    tailwindcss(),
     // Installable: a manifest and a service worker that precaches the built shell only.
     VitePWA({
       registerType: 'autoUpdate',

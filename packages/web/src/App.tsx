@@ -9,6 +9,7 @@ import { ProjectsPage } from './pages/ProjectsPage'
 import { SessionPage } from './pages/SessionPage'
 import { TasksPage } from './pages/TasksPage'
 import { hrefOf, usePage, type Page } from './route'
+import { ThemeMenu } from './theme/ThemeMenu'
 import { useFleet } from './use-fleet'
 
 const NAV: Array<[Page, string]> = [
@@ -57,6 +58,7 @@ export function App() {
           {FEED_WORDS[feed]}
         </span>
         <Notifications />
+        <ThemeMenu />
       </header>
       {error ? <p className="error" role="alert">{error}</p> : null}
       <main>{pageView(page)}</main>

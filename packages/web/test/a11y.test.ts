@@ -125,7 +125,7 @@ describe.skipIf(!present)('the web UI audited for accessibility', { timeout: 60_
         await page.goto(`${origin}/#/`)
         await page.locator('[data-session=alpha]').waitFor()
         const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')
-        expect(background).toBe(colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(18, 18, 18)')
+        expect(background).toBe(colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(11, 17, 32)')
       })
 
       for (const shown of PAGES) {

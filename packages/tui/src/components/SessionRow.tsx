@@ -1,15 +1,17 @@
 import { Box, Text } from 'ink'
-import type { AttentionReason } from '@svc/protocol'
+import type { AttentionReason, StateTone } from '@svc/protocol'
 import type { Session } from '../state/types.js'
-import { age, idleWords, stateOf } from '../state/words.js'
+import { age, idleWords, stateLook } from '../state/words.js'
 
-const STATE_COLORS: Record<string, string> = {
+/** The terminal's color for each state tone; the web UI's theme has the same families. */
+export const TONE_COLORS: Record<StateTone, string> = {
   running: 'green',
   ready: 'cyan',
-  'limit-reached': 'yellow',
+  attention: 'yellow',
+  limit: 'yellow',
   lost: 'red',
-  dead: 'red',
   archived: 'gray',
+  busy: 'blue',
 }
 
 /** Column widths for a row `width` cells wide: the fixed columns first, the rest shared out. */
@@ -46,16 +48,16 @@ function Cell({ width, children, color }: { width: number; children: string; col
  */
 export function SessionRow({ session, attention, selected, width, now }: SessionRowProps) {
   const widths = columns(width)
-  const { glyph, word } = stateOf(session)
+  const { glyph, word, tone } = stateLook(session)
   return (
     <Box width={width} height={1} flexShrink={0}>
       <Box width={widths.mark} flexShrink={0}>
-        <Text color="yellow" bold>
+        <Text color={TONE_COLORS.attention} bold>
           {attention ? '!' : ' '}
         </Text>
       </Box>
       <Box width={widths.state} flexShrink={0}>
-        <Text inverse={selected} color={STATE_COLORS[word]} wrap="truncate-end">{`${glyph} ${word}`}</Text>
+        <Text inverse={selected} color={TONE_COLORS[tone]} wrap="truncate-end">{`${glyph} ${word}`}</Text>
       </Box>
       <Box width={widths.title} flexShrink={0} paddingRight={1}>
         <Text inverse={selected} bold wrap="truncate-end">

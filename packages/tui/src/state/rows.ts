@@ -1,7 +1,7 @@
 import type { AttentionReason } from '@svc/protocol'
 import type { Fleet } from './fleet.js'
 import type { Session } from './types.js'
-import { idleWords, projectName, remoteWords, stateOf } from './words.js'
+import { idleWords, projectName, remoteWords, stateLook } from './words.js'
 
 export type Row =
   | { kind: 'group'; key: string; name: string; count: number }
@@ -17,7 +17,7 @@ export interface RowOptions {
 const ATTENTION_GROUP = 'needs you'
 
 function haystack(session: Session): string {
-  return [session.title, projectName(session.repo_path), session.branch, session.program, stateOf(session).word, idleWords(session), remoteWords(session)]
+  return [session.title, projectName(session.repo_path), session.branch, session.program, stateLook(session).word, idleWords(session), remoteWords(session)]
     .join(' ')
     .toLowerCase()
 }

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { sampleSession } from '../sample.js'
-import { age, idleWords, projectName, stateOf } from './words.js'
+import { age, idleWords, projectName } from './words.js'
 
 describe('words', () => {
-  it('names the state by liveness, and by status while an operation holds the session', () => {
-    expect(stateOf(sampleSession({ liveness_name: 'limit-reached' }))).toEqual({ glyph: '◆', word: 'limit-reached' })
-    expect(stateOf(sampleSession({ liveness_name: '', status_name: 'loading' }))).toEqual({ glyph: '…', word: 'loading' })
-  })
-
   it('says idle reasons in plain words, with the restore failure when the daemon gave up', () => {
     expect(idleWords(sampleSession({ idle_reason: 'prompt-not-delivered' }))).toBe('waiting: prompt not delivered')
     expect(idleWords(sampleSession({ idle_reason: 'usage-limit' }))).toBe('usage limit')

@@ -3,6 +3,8 @@ import { Terminal } from '@xterm/xterm'
 import { useEffect, useRef } from 'react'
 import type { BrowserTerminal } from '@svc/protocol/browser'
 import { api } from '../api'
+import { TERMINAL_PALETTES } from '../theme/terminal-palette'
+import { useTheme } from '../theme/theme'
 import { KeyRow } from './KeyRow'
 
 /** Tries, a second apart, before a terminal that never opened is given up on. */
@@ -27,6 +29,10 @@ interface TerminalProps {
  */
 export function TerminalView({ label, path, endedText, unavailableText, ended: onEnded }: TerminalProps) {
   const host = useRef<HTMLDivElement>(null)
+  const terminal = useRef<Terminal | undefined>(undefined)
+  const { theme } = useTheme()
+  const themeNow = useRef(theme)
+  themeNow.current = theme
   const link = useRef<BrowserTerminal | undefined>(undefined)
   // The path without a cursor names the terminal: a new one starts over.
   const source = path(undefined)
@@ -34,7 +40,8 @@ export function TerminalView({ label, path, endedText, unavailableText, ended: o
   latest.current = { path, onEnded }
   useEffect(() => {
     // The agent's colors are raised to AA contrast against their background where they fall short.
-    const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5000, minimumContrastRatio: 4.5 })
+    const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5000, minimumContrastRatio: 4.5, theme: TERMINAL_PALETTES[themeNow.current] })
+    terminal.current = term
     const fit = new FitAddon()
     term.loadAddon(fit)
     term.open(host.current as HTMLDivElement)
@@ -81,9 +88,14 @@ export function TerminalView({ label, path, endedText, unavailableText, ended: o
       typed.dispose()
       resized.dispose()
       link.current?.close()
+      terminal.current = undefined
       term.dispose()
     }
   }, [source, endedText, unavailableText])
+  // The palette follows the page's theme without reopening the stream.
+  useEffect(() => {
+    if (terminal.current) terminal.current.options.theme = TERMINAL_PALETTES[theme]
+  }, [theme])
   // xterm names its input "Terminal input" for every terminal: this one says whose it is.
   useEffect(() => {
     host.current?.querySelector('.xterm-helper-textarea')?.setAttribute('aria-label', label)

@@ -1,0 +1,55 @@
+import type { ITheme } from '@xterm/xterm'
+import type { Theme } from './theme'
+
+/**
+ * The terminal's colors for each page theme: the same background as the page's surface,
+ * ANSI colors chosen to read on it (xterm's minimumContrastRatio raises any that fall short).
+ */
+export const TERMINAL_PALETTES: Record<Theme, ITheme> = {
+  light: {
+    background: '#ffffff',
+    foreground: '#1e293b',
+    cursor: '#1e293b',
+    cursorAccent: '#ffffff',
+    selectionBackground: '#bfdbfe',
+    black: '#1e293b',
+    red: '#b91c1c',
+    green: '#15803d',
+    yellow: '#a16207',
+    blue: '#1d4ed8',
+    magenta: '#a21caf',
+    cyan: '#0e7490',
+    white: '#64748b',
+    brightBlack: '#475569',
+    brightRed: '#dc2626',
+    brightGreen: '#16a34a',
+    brightYellow: '#ca8a04',
+    brightBlue: '#2563eb',
+    brightMagenta: '#c026d3',
+    brightCyan: '#0891b2',
+    brightWhite: '#94a3b8',
+  },
+  dark: {
+    background: '#0b1120',
+    foreground: '#e2e8f0',
+    cursor: '#e2e8f0',
+    cursorAccent: '#0b1120',
+    selectionBackground: '#334155',
+    black: '#1e293b',
+    red: '#f87171',
+    green: '#4ade80',
+    yellow: '#facc15',
+    blue: '#60a5fa',
+    magenta: '#e879f9',
+    cyan: '#22d3ee',
+    white: '#cbd5e1',
+    brightBlack: '#64748b',
+    brightRed: '#fca5a5',
+    brightGreen: '#86efac',
+    brightYellow: '#fde047',
+    brightBlue: '#93c5fd',
+    brightMagenta: '#f0abfc',
+    brightCyan: '#67e8f9',
+    brightWhite: '#f8fafc',
+  },
+}
