@@ -1,58 +1,9 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander'
+import { CommanderError } from 'commander'
 import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@svc/protocol'
-import { accountsCommand } from './commands/accounts.js'
-import { agentServerCommand } from './commands/agent-server.js'
-import { configCommand } from './commands/config.js'
-import { daemonCommand } from './commands/daemon.js'
-import { eventsCommand } from './commands/events.js'
-import { healthCommand } from './commands/health.js'
-import { programsCommand } from './commands/programs.js'
-import { projectsCommand } from './commands/projects.js'
-import { routesCommand } from './commands/routes.js'
-import { sessionsCommand } from './commands/sessions.js'
-import { tabsCommand } from './commands/tabs.js'
-import { tasksCommand } from './commands/tasks.js'
-import { openUi, uiCommand } from './commands/ui.js'
-import { webCommand } from './commands/web.js'
+import { openUi } from './commands/ui.js'
 import { EXIT, UsageError } from './exit.js'
-import { refuseRemovedFlags } from './removed-flags.js'
-
-function program(): Command {
-  const svc = new Command('svc')
-    .description('Run a fleet of coding agents, each in its own git worktree and tmux session, driven by one local daemon.')
-    .version(SVC_VERSION)
-    .option('--json', 'print JSON (the default when stdout is not a terminal)')
-    .showHelpAfterError()
-    .exitOverride()
-    .addHelpText(
-      'after',
-      `
-The daemon starts on demand. State lives in SERVICE_HOME (default ~/.svc).
-Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a prompt was not delivered.`,
-    )
-  routesCommand(svc)
-  daemonCommand(svc)
-  healthCommand(svc)
-  eventsCommand(svc)
-  sessionsCommand(svc)
-  tabsCommand(svc)
-  projectsCommand(svc)
-  programsCommand(svc)
-  accountsCommand(svc)
-  configCommand(svc)
-  tasksCommand(svc)
-  webCommand(svc)
-  uiCommand(svc)
-  agentServerCommand(svc)
-  refuseRemovedFlags(svc)
-  svc.commands.forEach(function prepare(command: Command) {
-    command.exitOverride()
-    refuseRemovedFlags(command)
-    command.commands.forEach(prepare)
-  })
-  return svc
-}
+import { program } from './program.js'
 
 /** A daemon that rejects a field this client sends is older than the client. */
 function versionSkew(error: DaemonError): string | undefined {

@@ -19,6 +19,8 @@ export interface KeyDef<T = unknown> {
    * key (environment passthrough, network settings), so most keys are `global`.
    */
   readonly scope: ConfigScope
+  /** How the default reads in docs/configuration.md when it depends on the machine (the user name). */
+  readonly shownDefault?: string
 }
 
 function key<T>(
@@ -26,7 +28,7 @@ function key<T>(
   type: ValueType<T>,
   defaultValue: T,
   purpose: string,
-  options: { aliases?: string[]; applies?: Applies; scope?: ConfigScope } = {},
+  options: { aliases?: string[]; applies?: Applies; scope?: ConfigScope; shownDefault?: string } = {},
 ): KeyDef<T> {
   return {
     tier,
@@ -36,6 +38,7 @@ function key<T>(
     aliases: options.aliases ?? [],
     applies: options.applies ?? 'now',
     scope: options.scope ?? 'global',
+    ...(options.shownDefault === undefined ? {} : { shownDefault: options.shownDefault }),
   }
 }
 
@@ -198,6 +201,7 @@ export const CONFIG_KEYS = {
   ),
   branch_prefix: key('common', string(), `${userName()}/`, 'Prefix of the branches the daemon creates for sessions', {
     applies: 'next-start',
+    shownDefault: '<user>/',
   }),
   limit_patterns: key(
     'advanced',

@@ -31,7 +31,7 @@ function mirrored(core: Core, token: string, request: FastifyRequest): Mirrored 
  * The same-origin mirror: `ANY /v1/webtab/{session_id}/{tab_id}/{rest}` reverse-proxies a
  * loopback web tab (or a session's editor) on the Unix socket and the TCP listener, behind
  * the same gate as every API route (Host, Origin, token); only the JSON-only body rule is
- * lifted, since a dev server takes forms and uploads (see README, Security).
+ * lifted, since a dev server takes forms and uploads (see docs/security.md, Web tabs and editors).
  */
 export function webtabRoutes(core: Core, token: string) {
   return async (app: FastifyInstance) => {

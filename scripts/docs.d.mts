@@ -1,0 +1,1 @@
+export function regenerate(): Promise<Array<{ path: string; committed: string; current: string }>>
