@@ -68,8 +68,7 @@ export class Projects {
     })
   }
 
-  async register(path: string | undefined): Promise<ProjectWire> {
-    if (!path) throw new InvalidRequest('path is required')
+  async register(path: string): Promise<ProjectWire> {
     const repo = await resolveRepository(expandHome(path))
     await this.remember(repo)
     return this.wire(repo)

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
-import type { DeliveryStatus, ServicePaths } from '@svc/protocol'
+import type { CheckedRequestOf, DeliveryStatus, ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
@@ -221,7 +221,7 @@ export class Sessions {
 
   // ---------------------------------------------------------------- lifecycle
 
-  create(request: Req<'CreateSessionRequest'>): Promise<SessionRecord> {
+  create(request: CheckedRequestOf<'CreateSession'>): Promise<SessionRecord> {
     return this.lifecycle.create(request)
   }
 
@@ -248,11 +248,11 @@ export class Sessions {
 
   // ---------------------------------------------------------------- prompts
 
-  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
     return this.runtimeOf(request).sendPrompt(request)
   }
 
-  deliverPromptTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+  deliverPromptTo(request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>> {
     return this.prompts.deliverTo(request, (ref) => this.runtimeOf(ref).deliverPrompt(ref, request))
   }
 
@@ -275,11 +275,11 @@ export class Sessions {
     return this.runtimeOf(request).closeTab(request)
   }
 
-  renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
+  renameTab(request: CheckedRequestOf<'RenameTab'>): Promise<string> {
     return this.runtimeOf(request).renameTab(request)
   }
 
-  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
+  reorderTab(request: CheckedRequestOf<'ReorderTab'>): Promise<{ name: string; index: number }> {
     return this.runtimeOf(request).reorderTab(request)
   }
 
