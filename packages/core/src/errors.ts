@@ -10,12 +10,6 @@ export class InvalidRequest extends DomainError {
   override name = 'InvalidRequest'
 }
 
-/** `value`, or InvalidRequest naming the missing field; `hint` says what to do instead. */
-export function required<T>(value: T | undefined, name: string, hint?: string): T {
-  if (value === undefined) throw new InvalidRequest(`${name} is required${hint ? ` (${hint})` : ''}`)
-  return value
-}
-
 export class NotFound extends DomainError {
   override name = 'NotFound'
 }

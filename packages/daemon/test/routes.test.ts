@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { CONFIG_ASSISTANT_PATH, EVENTS_PATH, routes } from '@svc/protocol'
+import { CONFIG_ASSISTANT_PATH, EVENTS_PATH, routes, type RouteName } from '@svc/protocol'
 import { startDaemon, type RunningDaemon } from '@svc/daemon'
 import { cleanup, runCli, send, tempDir } from '@svc/test-kit'
 
@@ -61,4 +61,40 @@ it('is what `svc routes` prints: every public route the daemon serves, and only 
   const publicRoutes = new Set(routes.filter((route) => route.public).map(({ method, path }) => `${method} ${path}`))
   const served = daemon.app.served.map(({ method, url }) => `${method} ${url}`).filter((route) => publicRoutes.has(route))
   expect(printed.routes.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(served.sort())
+})
+
+/** A value of the field's type that the schema accepts, so only the field under test is wrong. */
+const SAMPLES: Record<string, unknown> = { string: 'x', integer: 1, number: 1, boolean: true, object: {}, array: [] }
+
+/** What the reads answer: a refused request must leave all of it as it was. */
+async function state(): Promise<string[]> {
+  const reads: RouteName[] = ['Snapshot', 'ListProjects', 'ListTasks', 'ListAccounts', 'GetConfig']
+  return Promise.all(reads.map(async (name) => (await send({ socketPath: daemon.paths.socket }, 'POST', `/v1/${name}`, { body: '{}' })).text))
+}
+
+it('refuses a request without a required field, or with it empty, with the one generic envelope, changing nothing', async () => {
+  const declaring = routes.filter((route) => route.required.length > 0)
+  expect(declaring.map((route) => route.name)).toEqual(expect.arrayContaining(['CreateSession', 'SendPrompt', 'SetConfigValue', 'UpdateTask']))
+  const before = await state()
+  for (const route of declaring) {
+    const properties = (route.request as { properties: Record<string, { type: string }> }).properties
+    const complete = Object.fromEntries(route.required.map(({ field }) => [field, SAMPLES[properties[field]?.type ?? '']]))
+    for (const need of route.required) {
+      const { field, hint } = need
+      const message = `${field} is required${hint ? ` (${hint})` : ''}`
+      const { [field]: _dropped, ...without } = complete
+      const bodies = [without, ...(properties[field]?.type === 'string' ? [{ ...without, [field]: '' }] : [])]
+      for (const body of bodies) {
+        const reply = await send({ socketPath: daemon.paths.socket }, 'POST', route.path, { body: JSON.stringify(body) })
+        const refusal = `${route.name} ${JSON.stringify(body)}`
+        if ('emptyAllowed' in need && body[field] === '') {
+          expect(reply.json.error?.message ?? '', refusal).not.toContain('is required')
+          continue
+        }
+        expect(reply.status, refusal).toBe(500)
+        expect(reply.json, refusal).toEqual({ data: null, error: { message, daemon_rejected: true } })
+      }
+    }
+  }
+  expect(await state()).toEqual(before)
 })

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir } from 'node:fs/promises'
 import type { Static } from 'typebox'
-import { quote, type ServicePaths } from '@svc/protocol'
+import { quote, type CheckedRequestOf, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { ACCOUNT_AGENTS, agentOf, commandLineOf, takesAccounts, type AccountAgent } from '../agents.js'
 import type { Config } from '../config/config.js'
@@ -59,7 +59,7 @@ export class Accounts {
   }
 
   /** Creates the account's directory; idempotent. Names are unique per agent regardless of case. */
-  register(request: Req<'RegisterAccountRequest'>): Promise<Req<'RegisterAccountResponse'>> {
+  register(request: CheckedRequestOf<'RegisterAccount'>): Promise<Req<'RegisterAccountResponse'>> {
     const agent = accountAgent(request.agent)
     const name = checkAccountName(request.name)
     return this.registrations.run(agent.name, async () => {
@@ -78,7 +78,7 @@ export class Accounts {
    * Starts the agent's login command in a fresh tmux session (a leftover one is
    * replaced) with the account's home injected and the identity variables removed.
    */
-  async login(request: Req<'AccountLoginRequest'>): Promise<Req<'AccountLoginResponse'>> {
+  async login(request: CheckedRequestOf<'AccountLogin'>): Promise<Req<'AccountLoginResponse'>> {
     const agent = accountAgent(request.agent)
     const name = checkAccountName(request.name)
     await this.register({ agent: agent.name, name })

@@ -7,8 +7,7 @@ import { InvalidRequest, Refused } from '../errors.js'
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
 /** The agent an account request names; only agents with a credential home take accounts. */
-export function accountAgent(name: string | undefined): AccountAgent {
-  if (!name) throw new InvalidRequest(`agent is required (one of ${ACCOUNT_AGENTS.join(', ')})`)
+export function accountAgent(name: string): AccountAgent {
   const agent = agentNamed(name)
   if (!takesAccounts(agent)) {
     throw new InvalidRequest(`agent ${quote(name)} has no accounts; accounts are for ${ACCOUNT_AGENTS.join(', ')}`)
@@ -16,8 +15,7 @@ export function accountAgent(name: string | undefined): AccountAgent {
   return agent
 }
 
-export function checkAccountName(name: string | undefined): string {
-  if (!name) throw new InvalidRequest('name is required')
+export function checkAccountName(name: string): string {
   if (!ACCOUNT_NAME.test(name)) {
     throw new InvalidRequest(
       `account name ${quote(name)} is not usable: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`,

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import { expandHome, type GetConfigResponse, type SetConfigValueResponse, type TrustProjectResponse } from '@svc/protocol'
-import { Refused, required } from '../errors.js'
+import { Refused } from '../errors.js'
 import type { Clock } from '../infra/clock.js'
 import { resolveRepository } from '../infra/git.js'
 import { shellQuote } from '../infra/launcher.js'
@@ -141,8 +141,8 @@ export class ConfigResolver {
   }
 
   /** Records the repository config's content as trusted; refused when there is none. */
-  async trustRepository(path: string | undefined): Promise<Static<typeof TrustProjectResponse>> {
-    const root = (await resolveRepository(expandHome(required(path, 'path')))).root
+  async trustRepository(path: string): Promise<Static<typeof TrustProjectResponse>> {
+    const root = (await resolveRepository(expandHome(path))).root
     const document = await readRepoConfig(root)
     if (!document) throw new Refused(`${repoConfigPath(root)} does not exist: the repository has no config to trust`)
     await this.trust.trust(root, document.sha256, this.clock.now())

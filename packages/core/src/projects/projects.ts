@@ -68,8 +68,7 @@ export class Projects {
     })
   }
 
-  async register(path: string | undefined): Promise<ProjectWire> {
-    if (!path) throw new InvalidRequest('path is required')
+  async register(path: string): Promise<ProjectWire> {
     const repo = await resolveRepository(expandHome(path))
     await this.remember(repo)
     return this.wire(repo)
@@ -112,8 +111,9 @@ export class Projects {
       )
     }
     for (const session of sessions) {
-      if (session.in_place) await this.sessions.kill({ id: session.id })
-      else if (stateOf(session) !== 'archived') await this.sessions.archive({ id: session.id })
+      const ref = { id: session.id }
+      if (session.in_place) await this.sessions.runtimeOf(ref).kill(ref)
+      else if (stateOf(session) !== 'archived') await this.sessions.runtimeOf(ref).archive(ref)
     }
     const root = project?.root ?? sessions[0]?.repo_path
     await this.config.update('root_agents', (optedIn) => optedIn.filter((entry) => entry !== root && entry !== id))

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
-import { DaemonError, quote, TabKind, type Client, type DeliveryStatus, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
+import { DaemonError, quote, TabKind, type CheckedRequestOf, type Client, type DeliveryStatus, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { commandLineOf } from '../agents.js'
 import type { Config } from '../config/config.js'
@@ -701,11 +701,10 @@ export class HookRuntime implements Runtime {
     return status
   }
 
-  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
-    if (!request.prompt) throw new InvalidRequest('prompt is required')
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
     return this.options.table.operate(request, async (record) => {
       liveOrRefuse(record)
-      return this.prompt(record, request.prompt as string)
+      return this.prompt(record, request.prompt)
     })
   }
 
@@ -714,10 +713,10 @@ export class HookRuntime implements Runtime {
    * remote's DeliverPrompt, which knows whether a person is at the terminal there (leases
    * taken through the home reach it) and delivers a deferred prompt itself later.
    */
-  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+  deliverPrompt(ref: SessionRef, request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>> {
     return this.options.table.operate(ref, async (record) => {
       liveOrRefuse(record)
-      const prompt = request.prompt as string
+      const { prompt } = request
       if (!request.defer_while_attached) return { status: 'sent', delivery: await this.prompt(record, prompt) }
       // Named by title there: asked only of a session the remote has, so it never creates one.
       const { instances } = await this.ask(record, 'Snapshot', {})

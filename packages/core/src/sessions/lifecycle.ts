@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
-import { TabKind, type ServicePaths } from '@svc/protocol'
+import { TabKind, type CheckedRequestOf, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
@@ -104,8 +104,7 @@ export class Lifecycle {
   }
 
   /** `root` creates a project's root session, the one session that may be titled so. */
-  async create(request: Req<'CreateSessionRequest'>, { root = false } = {}): Promise<SessionRecord> {
-    if (!request.repo_path) throw new InvalidRequest('repo_path is required')
+  async create(request: CheckedRequestOf<'CreateSession'>, { root = false } = {}): Promise<SessionRecord> {
     if (request.title === ROOT_TITLE && !root) {
       throw new InvalidRequest(`the title "${ROOT_TITLE}" is reserved for root agent sessions (config root_agents)`)
     }

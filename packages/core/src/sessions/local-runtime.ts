@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { DeliveryStatus } from '@svc/protocol'
+import type { CheckedRequestOf, DeliveryStatus } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Tmux } from '../infra/tmux.js'
 import type { Handoffs } from './handoff.js'
@@ -28,11 +28,11 @@ export interface LocalParts {
 export class LocalRuntime implements Runtime {
   constructor(private readonly parts: LocalParts) {}
 
-  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
     return this.parts.prompts.send(request)
   }
 
-  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+  deliverPrompt(ref: SessionRef, request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>> {
     return this.parts.prompts.deliverExisting(ref, request)
   }
 
@@ -74,11 +74,11 @@ export class LocalRuntime implements Runtime {
     return this.changeTabs(request, (record) => closeTab(record, request, this.parts.panes))
   }
 
-  renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
+  renameTab(request: CheckedRequestOf<'RenameTab'>): Promise<string> {
     return this.changeTabs(request, (record) => renameTab(record, request))
   }
 
-  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
+  reorderTab(request: CheckedRequestOf<'ReorderTab'>): Promise<{ name: string; index: number }> {
     return this.changeTabs(request, (record) => moveTab(record, request))
   }
 

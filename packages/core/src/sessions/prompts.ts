@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
-import type { DeliveryStatus } from '@svc/protocol'
+import type { CheckedRequestOf, DeliveryStatus } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
-import { InvalidRequest, Refused } from '../errors.js'
+import { Refused } from '../errors.js'
 import { resolveRepository } from '../infra/git.js'
 import type { Tmux } from '../infra/tmux.js'
 import { KeyedQueue } from '../serial.js'
@@ -36,7 +36,7 @@ export class Prompts {
     private readonly observer: Observer,
     private readonly leases: Leases,
     /** CreateSession, for a delivery to a title the repository does not have yet. */
-    private readonly create: (request: Req<'CreateSessionRequest'>) => Promise<SessionRecord>,
+    private readonly create: (request: CheckedRequestOf<'CreateSession'>) => Promise<SessionRecord>,
   ) {}
 
   /**
@@ -61,11 +61,10 @@ export class Prompts {
     await this.table.ops.run(record.id, () => this.deliverInto(record, prompt))
   }
 
-  send(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
-    if (!request.prompt) throw new InvalidRequest('prompt is required')
+  send(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
     return this.table.operate(request, async (record) => {
       liveOrRefuse(record)
-      return this.deliverInto(record, request.prompt as string)
+      return this.deliverInto(record, request.prompt)
     })
   }
 
@@ -74,16 +73,13 @@ export class Prompts {
    * an existing one is delivered to by `existing`, its runtime's DeliverPrompt.
    */
   async deliverTo(
-    request: Req<'DeliverPromptRequest'>,
+    request: CheckedRequestOf<'DeliverPrompt'>,
     existing: (ref: SessionRef) => Promise<Req<'DeliverPromptResponse'>>,
   ): Promise<Req<'DeliverPromptResponse'>> {
-    if (!request.title) throw new InvalidRequest('title is required')
-    if (!request.repo_path) throw new InvalidRequest('repo_path is required')
-    if (!request.prompt) throw new InvalidRequest('prompt is required')
     const repo = await resolveRepository(request.repo_path)
     // The look-up and the create happen alone, or two deliveries would both create.
     return this.deliveries.run(`${repo.id}/${request.title}`, async () => {
-      const found = this.table.inRepo(repo.id, request.title as string)
+      const found = this.table.inRepo(repo.id, request.title)
       if (found) return existing({ id: found.id })
       const { title, repo_path, program, prompt } = request
       const created = await this.create({ title, repo_path, program, prompt })
@@ -92,15 +88,15 @@ export class Prompts {
   }
 
   /** DeliverPrompt into a session here: deferred while a person is at its terminal, when asked. */
-  deliverExisting(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+  deliverExisting(ref: SessionRef, request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>> {
     return this.table.operate(ref, async (record) => {
       liveOrRefuse(record)
       if (request.defer_while_attached && (await this.attached(record))) {
-        record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt as string]
+        record.pending_prompts = [...(record.pending_prompts ?? []), request.prompt]
         await this.table.save(record)
         return { status: 'sent', deferred: true }
       }
-      return { status: 'sent', delivery: await this.deliverInto(record, request.prompt as string) }
+      return { status: 'sent', delivery: await this.deliverInto(record, request.prompt) }
     })
   }
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
 import type { Static } from 'typebox'
-import { TabKind, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
+import { TabKind, type CheckedRequestOf, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { agentOf, commandLineOf, takesAccounts } from '../agents.js'
 import { accountEnvironment, resolveAccount } from '../accounts/homes.js'
@@ -72,17 +72,17 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
  * that the repository's launch_cmd started. Chosen per record.
  */
 export interface Runtime {
-  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus>
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus>
   /** DeliverPrompt into the session, which exists (a missing title is created by the lifecycle). */
-  deliverPrompt(ref: SessionRef, request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>>
+  deliverPrompt(ref: SessionRef, request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>>
   preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>>
   /** A poll-pause lease of `holder` on the session until `until` (ms since the epoch). */
   pauseStatusPoll(record: SessionRecord, holder: string, until: number): Promise<void>
   resumeStatusPoll(record: SessionRecord, holder: string): Promise<void>
   createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>>
   closeTab(request: Req<'CloseTabRequest'>): Promise<string>
-  renameTab(request: Req<'RenameTabRequest'>): Promise<string>
-  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }>
+  renameTab(request: CheckedRequestOf<'RenameTab'>): Promise<string>
+  reorderTab(request: CheckedRequestOf<'ReorderTab'>): Promise<{ name: string; index: number }>
   kill(request: Req<'KillSessionRequest'>): Promise<void>
   archive(ref: SessionRef): Promise<string>
   restoreArchived(ref: SessionRef): Promise<string>

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
-import type { DeliveryStatus, ServicePaths } from '@svc/protocol'
+import type { CheckedRequestOf, ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
@@ -15,9 +15,8 @@ import { Observer } from './observer.js'
 import { RootSessions } from './roots.js'
 import { CreationJournal } from './reconcile.js'
 import { Prompts } from './prompts.js'
-import type { SnapshotFilters } from './query.js'
 import { EditorSecret } from './editor-secret.js'
-import { stateOf, type SessionRecord, type SessionWire, type TabRecord } from './record.js'
+import { stateOf, type SessionRecord, type TabRecord } from './record.js'
 import { Panes, type Runtime } from './runtime.js'
 import { LocalRuntime } from './local-runtime.js'
 import { HookRuntime } from '../remote/hook-runtime.js'
@@ -27,6 +26,7 @@ import { sshTimings } from '../remote/ssh-links.js'
 import type { RemoteLink } from '../remote/link.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionRef, type SettledListener } from './table.js'
+import type { WireCache } from './wire-cache.js'
 import { findTab } from './tabs.js'
 import { suggestName } from './names.js'
 import { LEASE_MS, Leases } from './leases.js'
@@ -69,7 +69,10 @@ export class Sessions {
   private readonly hook: HookRuntime
   private readonly observer: Observer
   private readonly prompts: Prompts
-  private readonly lifecycle: Lifecycle
+  /** Creates sessions (and restores, archives, kills them for the local runtime). */
+  readonly lifecycle: Lifecycle
+  /** The sessions as clients see them: Snapshot answers and single session objects. */
+  readonly wire: WireCache
   private readonly handoffs: Handoffs
   private readonly roots: RootSessions
   private readonly repositoryListeners: Array<(repo: Repository) => Promise<void>> = []
@@ -79,6 +82,7 @@ export class Sessions {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
     this.store = new SessionStore(options.paths.sessionRecords, options.log)
     this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
+    this.wire = this.table.wire
     this.editorSecret = EditorSecret.open(options.paths.home)
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
@@ -189,16 +193,6 @@ export class Sessions {
 
   // ---------------------------------------------------------------- queries
 
-  /** The Snapshot response as JSON text. */
-  snapshotJson(filters: SnapshotFilters): string {
-    return this.table.wire.snapshotJson(this.table.records, filters)
-  }
-
-  /** The session object as clients see it. */
-  describe(record: SessionRecord): SessionWire {
-    return this.table.wire.describe(record)
-  }
-
   suggestName(): string {
     return suggestName(new Set([...this.table.records.values()].map((record) => record.title)))
   }
@@ -219,69 +213,23 @@ export class Sessions {
     return stateOf(record) === 'archived' ? 'archived' : 'live'
   }
 
-  // ---------------------------------------------------------------- lifecycle
+  // ---------------------------------------------------------------- runtimes
 
-  create(request: Req<'CreateSessionRequest'>): Promise<SessionRecord> {
-    return this.lifecycle.create(request)
-  }
-
-  /** The runtime of the session a request names: the one place a session's backend is looked at. */
-  private runtimeOf(ref: SessionRef): Runtime {
+  /**
+   * The runtime of the session a request names: the one place a session's backend is
+   * looked at. What a route asks of one session, its runtime does.
+   */
+  runtimeOf(ref: SessionRef): Runtime {
     return this.table.find(ref).remote ? this.hook : this.local
-  }
-
-  kill(request: Req<'KillSessionRequest'>): Promise<void> {
-    return this.runtimeOf(request).kill(request)
-  }
-
-  archive(ref: SessionRef): Promise<string> {
-    return this.runtimeOf(ref).archive(ref)
-  }
-
-  restoreArchived(ref: SessionRef): Promise<string> {
-    return this.runtimeOf(ref).restoreArchived(ref)
-  }
-
-  restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
-    return this.runtimeOf(request).restoreSession(request)
   }
 
   // ---------------------------------------------------------------- prompts
 
-  sendPrompt(request: Req<'SendPromptRequest'>): Promise<DeliveryStatus> {
-    return this.runtimeOf(request).sendPrompt(request)
-  }
-
-  deliverPromptTo(request: Req<'DeliverPromptRequest'>): Promise<Req<'DeliverPromptResponse'>> {
+  deliverPromptTo(request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>> {
     return this.prompts.deliverTo(request, (ref) => this.runtimeOf(ref).deliverPrompt(ref, request))
   }
 
-  /** Resumes a session at its usage limit, or retries a handoff brief that may not have arrived. */
-  resumeFromLimit(ref: SessionRef): Promise<void> {
-    return this.runtimeOf(ref).resumeFromLimit(ref)
-  }
-
-  handoff(request: Req<'HandoffSessionRequest'>): Promise<Req<'HandoffSessionResponse'>> {
-    return this.runtimeOf(request).handoff(request)
-  }
-
   // ---------------------------------------------------------------- tabs
-
-  createTab(request: Req<'CreateTabRequest'>): Promise<Req<'CreateTabResponse'>> {
-    return this.runtimeOf(request).createTab(request)
-  }
-
-  closeTab(request: Req<'CloseTabRequest'>): Promise<string> {
-    return this.runtimeOf(request).closeTab(request)
-  }
-
-  renameTab(request: Req<'RenameTabRequest'>): Promise<string> {
-    return this.runtimeOf(request).renameTab(request)
-  }
-
-  reorderTab(request: Req<'ReorderTabRequest'>): Promise<{ name: string; index: number }> {
-    return this.runtimeOf(request).reorderTab(request)
-  }
 
   /** A tab by its session id and stable tab id, as the web-tab proxy names it. */
   tabById(sessionId: string, tabId: string): TabRecord | undefined {
@@ -310,10 +258,6 @@ export class Sessions {
   remoteLink(id: string, repoId: string | undefined): RemoteLink | undefined {
     const record = streamedSession(this.table, id, repoId)
     return record.remote ? this.hook.linkOf(record) : undefined
-  }
-
-  preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>> {
-    return this.runtimeOf(request).preview(request)
   }
 
   /**

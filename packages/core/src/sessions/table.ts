@@ -44,7 +44,7 @@ export class SessionTable {
     bootId: string,
     events: EventBus,
   ) {
-    this.wire = new WireCache(bootId, (id) => this.inFlight(id))
+    this.wire = new WireCache(bootId, this.records, (id) => this.inFlight(id))
     this.feed = new SessionFeed(events, this.records, this.wire, (id) => this.inFlight(id))
   }
 

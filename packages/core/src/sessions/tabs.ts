@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { basename } from 'node:path'
 import type { Static } from 'typebox'
-import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type RenameTabRequest, type ReorderTabRequest, excerpt, quote } from '@svc/protocol'
+import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResponse, type CheckedRequestOf, excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import type { SessionRecord, TabRecord } from './record.js'
 import { agentTab, tabTmuxName, type Panes } from './runtime.js'
@@ -114,22 +114,20 @@ export async function closeTab(record: SessionRecord, selector: TabSelector, run
 
 const RENAMABLE: readonly number[] = [TabKind.web, TabKind.process, TabKind.editor]
 
-export function renameTab(record: SessionRecord, request: Static<typeof RenameTabRequest>): string {
+export function renameTab(record: SessionRecord, request: CheckedRequestOf<'RenameTab'>): string {
   const { tab } = findTab(record.tabs, request, record.title)
   if (!RENAMABLE.includes(tab.kind)) {
     throw new Refused(`only web, process and editor tabs can be renamed; "${tab.name}" is a ${tab.kind === 0 ? 'agent' : 'shell'} tab`)
   }
-  if (!request.new_name) throw new InvalidRequest('new_name is required')
   const others = new Set(record.tabs.filter((other) => other !== tab).map((other) => other.name))
   tab.name = unique(sanitizeTabName(request.new_name), others)
   return tab.name
 }
 
-export function moveTab(record: SessionRecord, request: Static<typeof ReorderTabRequest>): { name: string; index: number } {
+export function moveTab(record: SessionRecord, request: CheckedRequestOf<'ReorderTab'>): { name: string; index: number } {
   const { tab, index } = findTab(record.tabs, request, record.title)
   if (index === 0) throw new Refused('index 0 is the agent tab; it cannot be moved')
   const to = request.new_index
-  if (to === undefined) throw new InvalidRequest('new_index is required')
   if (to < 1 || to >= record.tabs.length) {
     throw new Refused(`new_index must be from 1 to ${record.tabs.length - 1}; index 0 is the agent tab`)
   }

@@ -6,9 +6,9 @@ import { WireCache } from './wire-cache.js'
 
 function fleet() {
   const busy = new Set<string>()
-  const cache = new WireCache('boot', (id) => busy.has(id))
   const records = new Map([['a', sessionRecord('a', 'alpha', 'running')], ['b', sessionRecord('b', 'beta', 'running')]])
-  const snapshot = (filters = {}) => cache.snapshotJson(records, filters)
+  const cache = new WireCache('boot', records, (id) => busy.has(id))
+  const snapshot = (filters = {}) => cache.snapshotJson(filters)
   const titles = (json: string) => (JSON.parse(json) as { instances: SessionWire[] }).instances
   return { busy, cache, records, snapshot, titles }
 }

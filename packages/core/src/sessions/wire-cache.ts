@@ -26,6 +26,8 @@ export class WireCache {
 
   constructor(
     private readonly bootId: string,
+    /** The fleet a Snapshot reads: the session table's records. */
+    private readonly records: ReadonlyMap<string, SessionRecord>,
     private readonly inFlight: (id: string) => boolean,
   ) {}
 
@@ -45,7 +47,8 @@ export class WireCache {
   }
 
   /** The Snapshot response as JSON text. */
-  snapshotJson(records: ReadonlyMap<string, SessionRecord>, filters: SnapshotFilters): string {
+  snapshotJson(filters: SnapshotFilters): string {
+    const { records } = this
     if (this.moved(records)) this.generation++
     const key = JSON.stringify(filters)
     const kept = this.snapshots.get(key)

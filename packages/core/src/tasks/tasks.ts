@@ -3,15 +3,10 @@ import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
-import type {
-  AddTaskRequest,
-  ListOnCompleteResponse,
-  RemoveTaskRequest,
-  UpdateTaskRequest,
-} from '@svc/protocol'
+import type { CheckedRequestOf, ListOnCompleteResponse } from '@svc/protocol'
 import { excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
-import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused, required } from '../errors.js'
+import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused } from '../errors.js'
 import type { EventBus } from '../events/bus.js'
 import { TaskFeed } from '../events/task-feed.js'
 import type { Clock } from '../infra/clock.js'
@@ -42,7 +37,8 @@ function turnMsFrom(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(ms) && ms > 0 ? ms : TASK_TURN_MS
 }
 
-type ById = Static<typeof RemoveTaskRequest>
+/** RemoveTask, RestartTask and TriggerTask name a task alike. */
+type ById = CheckedRequestOf<'RemoveTask'>
 
 export interface TasksOptions {
   /** tasks.json; its lock is tasks.json.lock beside it. */
@@ -178,9 +174,8 @@ export class Tasks implements TaskGuard {
   }
 
   /** Rules and the repository (a git call) are checked before joining the write queue, so concurrent adds overlap them. */
-  async add({ task: given, actor }: Static<typeof AddTaskRequest>) {
+  async add({ task: input, actor }: CheckedRequestOf<'AddTask'>) {
     const who = actorOf(actor)
-    const input = required(given, 'task')
     const now = this.options.clock.now().toISOString()
     const draft = merged(
       {
@@ -201,10 +196,9 @@ export class Tasks implements TaskGuard {
     return { ok: true as const, task: this.encodeId(task.id, after) }
   }
 
-  async update({ id, update, expect, actor }: Static<typeof UpdateTaskRequest>) {
+  async update({ id: taskId, update, expect, actor }: CheckedRequestOf<'UpdateTask'>) {
     const who = actorOf(actor)
-    const taskId = required(id, 'id')
-    const edits = editsOf(required(update, 'update'))
+    const edits = editsOf(update)
     const fields = Object.keys(edits)
     if (fields.length === 0) throw new InvalidRequest('update has no fields to change')
     const project = edits.project_path === undefined ? {} : await resolveProject(edits.project_path)
@@ -219,8 +213,7 @@ export class Tasks implements TaskGuard {
     return { ok: true as const, task: this.encodeId(taskId, after) }
   }
 
-  async remove({ id, expect }: ById) {
-    const taskId = required(id, 'id')
+  async remove({ id: taskId, expect }: ById) {
     await this.write((doc) => {
       this.find(doc, taskId, expect)
       return { tasks: doc.tasks.filter((task) => task.id !== taskId) }
@@ -229,8 +222,7 @@ export class Tasks implements TaskGuard {
   }
 
   /** Replaces an enabled watch task's watcher: the old process group and drainer are gone before the new one starts. */
-  restart({ id, expect }: ById) {
-    const taskId = required(id, 'id')
+  restart({ id: taskId, expect }: ById) {
     return this.ops.run(async () => {
       const task = await this.inspect(taskId, expect)
       if (kindOf(task) !== 'watch') throw new Refused(`task ${taskId} is not a watch task; RestartTask applies to enabled watch tasks`)
@@ -242,8 +234,7 @@ export class Tasks implements TaskGuard {
   }
 
   /** Fires an enabled cron task now, through the scheduler's path; answers once the run is dispatched. */
-  async trigger({ id, expect }: ById) {
-    const taskId = required(id, 'id')
+  async trigger({ id: taskId, expect }: ById) {
     const task = await this.ops.run(async () => {
       const task = await this.inspect(taskId, expect)
       if (!task.enabled) throw new Refused(`task ${taskId} is disabled`)

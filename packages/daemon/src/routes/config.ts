@@ -1,4 +1,4 @@
-import { required, type ConfigResolver } from '@svc/core'
+import type { ConfigResolver } from '@svc/core'
 import type { GroupHandlers } from './group.js'
 
 /** Without `repo_path` the global config.json; with it, that repository's .svc/config.json. */
@@ -6,14 +6,7 @@ export function configRoutes(resolver: ConfigResolver): GroupHandlers<'config'> 
   const { global } = resolver
   return {
     GetConfig: ({ repo_path }) => (repo_path ? resolver.entries(repo_path) : global.entries()),
-    SetConfigValue: ({ key, value, repo_path }) => {
-      const name = required(key, 'key')
-      const text = required(value, 'value', 'UnsetConfigValue clears a key')
-      return repo_path ? resolver.set(repo_path, name, text) : global.set(name, text)
-    },
-    UnsetConfigValue: ({ key, repo_path }) => {
-      const name = required(key, 'key')
-      return repo_path ? resolver.unset(repo_path, name) : global.unset(name)
-    },
+    SetConfigValue: ({ key, value, repo_path }) => (repo_path ? resolver.set(repo_path, key, value) : global.set(key, value)),
+    UnsetConfigValue: ({ key, repo_path }) => (repo_path ? resolver.unset(repo_path, key) : global.unset(key)),
   }
 }

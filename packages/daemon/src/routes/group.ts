@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { routes, type RequestOf, type ResponseOf, type Route, type RouteGroup, type RouteName } from '@svc/protocol'
+import { routes, type CheckedRequestOf, type ResponseOf, type Route, type RouteGroup, type RouteName } from '@svc/protocol'
+import { InvalidRequest } from '@svc/core'
 import { arrivedVia } from '../listeners.js'
 
 /** Who is calling, for audit trails. */
@@ -49,7 +50,8 @@ export class PreEncoded<T> {
 
 type Result<N extends RouteName> = ResponseOf<N> | PreEncoded<ResponseOf<N>>
 
-export type Handler<N extends RouteName> = (body: RequestOf<N>, context: CallContext) => Promise<Result<N>> | Result<N>
+/** Receives the body with the route's required fields checked present. */
+export type Handler<N extends RouteName> = (body: CheckedRequestOf<N>, context: CallContext) => Promise<Result<N>> | Result<N>
 
 /** Every route of a group must have its handler, or the build fails. */
 export type GroupHandlers<G extends RouteGroup> = {
@@ -85,6 +87,17 @@ function contextOf(request: FastifyRequest): CallContext {
   }
 }
 
+/**
+ * The one check of the fields the route table declares required, before any handler
+ * runs: the first one absent (or empty, where empty is no value) is refused.
+ */
+function checkRequired(route: Route, body: Record<string, unknown> | null | undefined): void {
+  for (const { field, hint, emptyAllowed } of route.required as Route['required'][number][]) {
+    const value = body?.[field]
+    if (value === undefined || (value === '' && !emptyAllowed)) throw new InvalidRequest(`${field} is required${hint ? ` (${hint})` : ''}`)
+  }
+}
+
 /** A Fastify plugin registering one group's routes by walking the route table. */
 export function routeGroup<G extends RouteGroup>(group: G, handlers: GroupHandlers<G>) {
   return async (app: FastifyInstance) => {
@@ -97,7 +110,8 @@ export function routeGroup<G extends RouteGroup>(group: G, handlers: GroupHandle
         config: { route },
         // Synchronous results are sent at once: an async hop per request costs throughput.
         handler: (request, reply) => {
-          const result = handler(request.body as RequestOf<RouteName>, contextOf(request))
+          checkRequired(route, request.body as Record<string, unknown> | null)
+          const result = handler(request.body as CheckedRequestOf<RouteName>, contextOf(request))
           const envelope = (data: Result<RouteName>) =>
             data instanceof PreEncoded ? reply.type(JSON_TYPE).send(data.body) : reply.send({ data, error: null })
           return result instanceof Promise ? result.then(envelope) : envelope(result)

@@ -1,29 +1,30 @@
 import { backends, programs, type Core } from '@svc/core'
 import { PreEncoded, type GroupHandlers } from './group.js'
 
+/** What a route asks of one session, the runtime it runs on does (`runtimeOf`). */
 export function sessionRoutes({ sessions, resolver, env }: Core): GroupHandlers<'sessions'> {
   return {
-    CreateSession: async (body) => ({ instance: sessions.describe(await sessions.create(body)) }),
+    CreateSession: async (body) => ({ instance: sessions.wire.describe(await sessions.lifecycle.create(body)) }),
     ListBackends: async ({ repo_path }) => backends(await resolver.inForce(repo_path)),
     ListPrograms: async ({ repo_path }) => programs((await resolver.inForce(repo_path)).settings, env.PATH),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
-    Snapshot: (body) => PreEncoded.of(sessions.snapshotJson(body)),
+    Snapshot: (body) => PreEncoded.of(sessions.wire.snapshotJson(body)),
     KillSession: async (body) => {
-      await sessions.kill(body)
+      await sessions.runtimeOf(body).kill(body)
       return { ok: true }
     },
-    ArchiveSession: async (body) => ({ ok: true, archived_path: await sessions.archive(body) }),
-    RestoreArchived: async (body) => ({ ok: true, worktree_path: await sessions.restoreArchived(body) }),
+    ArchiveSession: async (body) => ({ ok: true, archived_path: await sessions.runtimeOf(body).archive(body) }),
+    RestoreArchived: async (body) => ({ ok: true, worktree_path: await sessions.runtimeOf(body).restoreArchived(body) }),
     RestoreSession: async (body) => {
-      await sessions.restoreSession(body)
+      await sessions.runtimeOf(body).restoreSession(body)
       return { ok: true }
     },
-    SendPrompt: async (body) => ({ ok: true, status: await sessions.sendPrompt(body) }),
+    SendPrompt: async (body) => ({ ok: true, status: await sessions.runtimeOf(body).sendPrompt(body) }),
     ResumeFromLimit: async (body) => {
-      await sessions.resumeFromLimit(body)
+      await sessions.runtimeOf(body).resumeFromLimit(body)
       return { ok: true }
     },
-    HandoffSession: (body) => sessions.handoff(body),
+    HandoffSession: (body) => sessions.runtimeOf(body).handoff(body),
     DeliverPrompt: (body) => sessions.deliverPromptTo(body),
   }
 }

@@ -15,6 +15,7 @@ export const configRoutes = [
     "Set one global config key (validated, locked, atomic) and apply it in place; with repo_path, in the repository's .svc/config.json",
     c.SetConfigValueRequest,
     c.SetConfigValueResponse,
+    { required: ['key', { field: 'value', hint: 'UnsetConfigValue clears a key', emptyAllowed: true }] },
   ),
   rpc(
     'UnsetConfigValue',
@@ -22,5 +23,6 @@ export const configRoutes = [
     "Clear one global config key under every spelling, back to its default; with repo_path, from the repository's .svc/config.json",
     c.UnsetConfigValueRequest,
     c.UnsetConfigValueResponse,
+    { required: ['key'] },
   ),
 ] as const

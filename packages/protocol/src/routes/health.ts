@@ -12,6 +12,7 @@ export const healthRoutes = [
     request: Empty,
     response: HealthResponse,
     public: true,
+    required: [],
   } satisfies RouteDef<'Health', 'health', typeof Empty, typeof HealthResponse>,
   {
     name: 'AuthInfo',
@@ -23,5 +24,6 @@ export const healthRoutes = [
     response: AuthInfoResponse,
     // Served for the web login, not part of the API document's catalog.
     public: false,
+    required: [],
   } satisfies RouteDef<'AuthInfo', 'health', typeof Empty, typeof AuthInfoResponse>,
 ] as const

@@ -21,6 +21,12 @@ export type Route = (typeof routes)[number]
 export type RouteName = Route['name']
 export type RouteNamed<N extends RouteName> = Extract<Route, { name: N }>
 export type RequestOf<N extends RouteName> = Static<RouteNamed<N>['request']>
+/** The fields of a request the route table declares required. */
+export type RequiredOf<N extends RouteName> = RouteNamed<N>['required'][number]['field']
+/** A request as its handler receives it: the required fields are there, checked by the daemon. */
+export type CheckedRequestOf<N extends RouteName> = RequestOf<N> & {
+  [F in RequiredOf<N> & keyof RequestOf<N>]-?: Exclude<RequestOf<N>[F], undefined>
+}
 export type ResponseOf<N extends RouteName> = Static<RouteNamed<N>['response']>
 
 const byName = new Map<string, Route>(routes.map((route) => [route.name, route]))

@@ -32,6 +32,13 @@ describe('route table', () => {
     for (const route of routes) expect(objectsAllowingExtras(route.response as never), route.name).toEqual([])
   })
 
+  it('declares as required only fields its request schema has', () => {
+    for (const route of routes) {
+      const fields = Object.keys((route.request as TSchema & { properties?: object }).properties ?? {})
+      for (const { field } of route.required) expect(fields, route.name).toContain(field)
+    }
+  })
+
   it('looks routes up by name and path, and lists public ones in the catalog', () => {
     expect(routeNamed('Snapshot').path).toBe('/v1/Snapshot')
     expect(routeAt('/v1/GetConfig')?.name).toBe('GetConfig')

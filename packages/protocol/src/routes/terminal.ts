@@ -1,7 +1,7 @@
 import * as t from '../schemas/terminal.js'
 import { rpc } from './define.js'
 
-const internal = { public: false }
+const internal = { public: false } as const
 
 /** Served for the people-facing clients, not advertised in the catalog. */
 export const terminalRoutes = [
