@@ -69,6 +69,11 @@ export function killWords(session: { path: string; branch: string; in_place: boo
   return `Its agent and tabs are stopped, ${ends}, and the session is forgotten. This cannot be undone.`
 }
 
+/** The state in one word: `liveness_name`, else (an operation in flight) the status word. */
+export function stateWord(session: { liveness_name: string; status_name: string }): string {
+  return session.liveness_name || session.status_name || 'busy'
+}
+
 /** A project's name for people: its checkout directory's name. */
 export function projectName(repoPath: string): string {
   return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath

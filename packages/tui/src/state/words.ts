@@ -1,6 +1,6 @@
 // The words of idle reasons, ages and projects are shared with the web UI and the CLI: see @svc/protocol's words.ts.
 export { age, duration, idleWords, killWords, projectName, remoteWords } from '@svc/protocol'
-import type { LivenessName } from '@svc/protocol'
+import { stateWord, type LivenessName } from '@svc/protocol'
 import type { Session } from './types.js'
 
 /** One terminal cell each, so columns line up whatever the state. */
@@ -15,6 +15,5 @@ const GLYPHS: Record<LivenessName, string> = {
 
 /** The state glyph and word: `liveness_name`, else (an operation in flight) the status word. */
 export function stateOf(session: Pick<Session, 'liveness_name' | 'status_name'>): { glyph: string; word: string } {
-  if (session.liveness_name === '') return { glyph: '…', word: session.status_name || 'busy' }
-  return { glyph: GLYPHS[session.liveness_name], word: session.liveness_name }
+  return { glyph: session.liveness_name === '' ? '…' : GLYPHS[session.liveness_name], word: stateWord(session) }
 }
