@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createClient, type Client, type FeedFrame } from '@svc/protocol'
-import { applyFrame, EMPTY_FLEET, needsResync, resynced, seen, type Fleet } from './state/fleet.js'
+import { createClient, FleetFollower, readFleet, type Client, type FeedFrame, type Fleet } from '@svc/protocol'
 
 export type Connection = 'connecting' | 'live' | 'reconnecting'
 
@@ -16,19 +15,25 @@ const PROBE_TIMEOUT_MS = 3_000
 const RETRY_MS = 500
 
 /**
- * The daemon's state as this client knows it: read once (Snapshot, ListTasks,
- * ListProjects), then kept current from the event feed, read again after every hello
- * (a reconnect may have lost events). An external store, so it outlives the screen
- * while the terminal is lent to tmux.
+ * The daemon's state as this client knows it: the fleet kept by @svc/protocol's
+ * FleetFollower from the event feed, and whether the daemon answers. An external store,
+ * so it outlives the screen while the terminal is lent to tmux.
  */
 export class Live {
-  private state: LiveState = { fleet: EMPTY_FLEET, connection: 'connecting' }
+  private readonly follower: FleetFollower
+  private state: LiveState
   private readonly listeners = new Set<() => void>()
   private readonly stopping = new AbortController()
-  /** Frames that arrive while a read is under way are applied after it. */
-  private reading: Promise<void> | undefined
 
-  constructor(private readonly client: Client) {}
+  constructor(private readonly client: Client) {
+    this.follower = new FleetFollower({
+      read: () => readFleet(client),
+      // A read answered: the daemon is there.
+      changed: (fleet, change) => this.update(change === 'read' ? { fleet, connection: 'live' } : { fleet }),
+      failed: () => this.lost(),
+    })
+    this.state = { fleet: this.follower.fleet, connection: 'connecting' }
+  }
 
   readonly subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener)
@@ -51,7 +56,7 @@ export class Live {
 
   /** The session was looked at: its attention mark goes. */
   markSeen(id: string): void {
-    this.update({ fleet: seen(this.state.fleet, id) })
+    this.follower.markSeen(id)
   }
 
   /** A call failed for want of a daemon: say so until the feed is back. */
@@ -66,21 +71,12 @@ export class Live {
     for (const listener of this.listeners) listener()
   }
 
-  private async resync(): Promise<void> {
-    const [{ instances }, { tasks }, { projects }] = await Promise.all([
-      this.client.call('Snapshot', {}),
-      this.client.call('ListTasks', {}),
-      this.client.call('ListProjects', {}),
-    ])
-    this.update({ fleet: resynced(this.state.fleet, instances, tasks, projects), connection: 'live' })
-  }
-
   /** The feed, for as long as the screen is open: a feed that cannot be opened is retried, never fatal. */
   private async follow(): Promise<void> {
     const { signal } = this.stopping
     while (!signal.aborted) {
       try {
-        for await (const frame of this.client.events({ signal })) await this.take(frame)
+        for await (const frame of this.client.events({ signal })) this.take(frame)
       } catch {
         this.lost()
       }
@@ -88,12 +84,8 @@ export class Live {
     }
   }
 
-  private async take(frame: FeedFrame): Promise<void> {
-    if (needsResync(frame)) {
-      this.reading = this.resync().catch(() => this.lost())
-    }
-    await this.reading
-    this.update({ fleet: applyFrame(this.state.fleet, frame) })
+  private take(frame: FeedFrame): void {
+    this.follower.take(frame)
     this.onFrame?.(frame)
   }
 
@@ -112,7 +104,7 @@ export class Live {
         () => false,
       )
       if (!answered) this.lost()
-      else if (this.state.connection === 'reconnecting') await this.resync().catch(() => this.lost())
+      else if (this.state.connection === 'reconnecting') await this.follower.resync()
     }
   }
 }

@@ -23,17 +23,19 @@ const BELL = '\x07'
  * stream. It reads the terminal through a stream of its own, destroyed when it closes: a
  * paused stream still reads ahead, and would take keys meant for the attached terminal.
  */
-function show(options: UiOptions, live: Live, memory: Memory): Promise<Outcome> {
+function show(options: UiOptions, live: Live, memory: Memory): Promise<{ outcome: Outcome; memory: Memory }> {
   return new Promise((resolve) => {
-    let outcome: Outcome = { quit: true }
+    // Ctrl-C unmounts without a word: a quit.
+    let closed = { outcome: { quit: true } as Outcome, memory }
     const stdin = new ReadStream(0)
-    const app = render(<App client={options.client} live={live} cwd={options.cwd} memory={memory} onExit={(chosen) => ((outcome = chosen), app.unmount())} />, {
-      stdin,
-      exitOnCtrlC: true,
-    })
+    const onExit = (outcome: Outcome, kept: Memory) => {
+      closed = { outcome, memory: kept }
+      app.unmount()
+    }
+    const app = render(<App client={options.client} live={live} cwd={options.cwd} memory={memory} onExit={onExit} />, { stdin, exitOnCtrlC: true })
     void app.waitUntilExit().then(() => {
       stdin.destroy()
-      resolve(outcome)
+      resolve(closed)
     })
   })
 }
@@ -48,15 +50,16 @@ export async function runUi(options: UiOptions): Promise<void> {
     if (frame.type === 'session.attention') process.stdout.write(BELL)
   }
   live.start()
-  const memory: Memory = { selected: undefined, filter: '', attentionFirst: false, notice: undefined }
+  let memory: Memory = { selected: undefined, filter: '', attentionFirst: false, notice: undefined }
   try {
     for (;;) {
       process.stdout.write(ALTERNATE_SCREEN)
-      const outcome = await show(options, live, memory)
+      const closed = await show(options, live, memory)
+      const { outcome } = closed
       if ('quit' in outcome) return
       // tmux brings its own alternate screen and leaves it on detach; a stream draws where it is, here on the UI's, cleared.
       process.stdout.write('tmuxName' in outcome.attach ? MAIN_SCREEN : CLEAR)
-      memory.notice = await attach(options.client, options.tmuxSocket, outcome.attach)
+      memory = { ...closed.memory, notice: await attach(options.client, options.tmuxSocket, outcome.attach) }
     }
   } finally {
     process.stdout.write(MAIN_SCREEN)

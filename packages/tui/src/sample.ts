@@ -1,3 +1,4 @@
+import { EMPTY_FLEET, resynced, type Fleet } from '@svc/protocol'
 import type { Session } from './state/types.js'
 
 const NOW = Date.parse('2026-01-01T12:00:00Z')
@@ -55,6 +56,11 @@ export function sampleSessions(count: number, churnAt = NOW): Session[] {
       last_pane_churn_at: new Date(churnAt - index * 1_000).toISOString(),
     }),
   )
+}
+
+/** A fleet of `sessions`, as one read makes it. */
+export function sampleFleet(sessions: Session[]): Fleet {
+  return resynced(EMPTY_FLEET, { sessions, tasks: [], projects: [], bootId: 'boot' })
 }
 
 export const SAMPLE_NOW = NOW

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { render } from 'ink'
-import { EMPTY_FLEET, resynced } from './state/fleet.js'
+import { sampleFleet } from './sample.js'
 import { sessionRows } from './state/rows.js'
 import type { Session } from './state/types.js'
 import { Screen } from './components/Screen.js'
@@ -29,7 +29,7 @@ class Terminal extends Writable {
 export function screenRenderer(size: { width: number; height: number }) {
   const terminal = new Terminal(size.width, size.height)
   const screen = (sessions: Session[]) => {
-    const fleet = resynced(EMPTY_FLEET, sessions, [], [])
+    const fleet = sampleFleet(sessions)
     const rows = sessionRows(fleet, { filter: '', attentionFirst: false })
     const selected = sessions[0]
     return (

@@ -1,10 +1,10 @@
 // The fleet page's full update, timed in the browser: every session changed at once,
 // rendered synchronously, for a fleet of 500 and a floor of 10. `pnpm bench` (suite
 // `web`) builds this page, opens it in Chromium and reads `window.benchResult`.
+import { EMPTY_FLEET, resynced } from '@svc/protocol/browser'
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import type { Session } from '../src/api'
-import { emptyFleet, loaded } from '../src/fleet-state'
 import { FleetList } from '../src/pages/FleetPage'
 import '../src/style.css'
 
@@ -24,7 +24,7 @@ function sampleFleet(count: number, update: number) {
     created_at: new Date(Date.UTC(2026, 10, 24, 10, 0, i)).toISOString(),
     last_pane_churn_at: new Date(Date.now() - ((i * 7 + update) % 600) * 1000).toISOString(),
   })) as Session[]
-  return loaded(emptyFleet(), sessions, [], 'bench')
+  return resynced(EMPTY_FLEET, { sessions, tasks: [], projects: [], bootId: 'bench' })
 }
 
 function measure(count: number): number[] {

@@ -1,29 +1,35 @@
-import type { FeedFrame, FeedState } from '@svc/protocol/browser'
+import { FleetFollower, readFleet, type FeedState, type Fleet } from '@svc/protocol/browser'
 import { api } from './api'
-import { applied, emptyFleet, loaded, seen, type Fleet } from './fleet-state'
 
 /**
- * The one live copy of the fleet the pages read: Snapshot and ListTasks after every
- * hello of the event feed (the first, and each after a drop or a daemon restart, when
- * events may have been missed), then the events themselves.
+ * The one live copy of the fleet the pages read: @svc/protocol's FleetFollower fed by the
+ * event feed (it reads the daemon after every hello, gap or project change), the feed's
+ * state, and the last read's failure.
  */
 export class FleetStore {
-  private fleet: Fleet = emptyFleet()
   private feed: FeedState = 'connecting'
   private error = ''
   private readonly listeners = new Set<() => void>()
   private stop: (() => void) | undefined
   private attentionListener: ((session: string, reason: string) => void) | undefined
-  /** Events that arrived while Snapshot and ListTasks were being read, if they are. */
-  private sinceReload: FeedFrame[] | undefined
+  private readonly follower = new FleetFollower({
+    read: () => readFleet(api),
+    changed: (_fleet, change) => {
+      if (change === 'read') this.error = ''
+      this.emit()
+    },
+    failed: (error) => {
+      this.error = (error as Error).message
+      this.emit()
+    },
+  })
+  private view = { fleet: this.follower.fleet, feed: this.feed, error: this.error }
 
   start(): void {
     this.stop ??= api.events({
       frame: (frame) => {
-        if (frame.type === 'hello') return void this.reload()
         if (frame.type === 'session.attention') this.attentionListener?.(frame.data.title, frame.data.reason)
-        this.sinceReload?.push(frame)
-        this.set(applied(this.fleet, frame))
+        this.follower.take(frame)
       },
       state: (state) => {
         this.feed = state
@@ -44,34 +50,11 @@ export class FleetStore {
   snapshot = (): { fleet: Fleet; feed: FeedState; error: string } => this.view
 
   markSeen(sessionId: string): void {
-    this.set(seen(this.fleet, sessionId))
-  }
-
-  private view = { fleet: this.fleet, feed: this.feed, error: this.error }
-
-  private async reload(): Promise<void> {
-    const since: FeedFrame[] = []
-    this.sinceReload = since
-    try {
-      const [snapshot, tasks] = await Promise.all([api.call('Snapshot', {}), api.call('ListTasks', {})])
-      this.error = ''
-      this.set(loaded(this.fleet, snapshot.instances, tasks.tasks, snapshot.boot_id, since))
-    } catch (error) {
-      this.error = (error as Error).message
-      this.emit()
-    } finally {
-      if (this.sinceReload === since) this.sinceReload = undefined
-    }
-  }
-
-  private set(fleet: Fleet): void {
-    if (fleet === this.fleet) return
-    this.fleet = fleet
-    this.emit()
+    this.follower.markSeen(sessionId)
   }
 
   private emit(): void {
-    this.view = { fleet: this.fleet, feed: this.feed, error: this.error }
+    this.view = { fleet: this.follower.fleet, feed: this.feed, error: this.error }
     for (const listener of this.listeners) listener()
   }
 }

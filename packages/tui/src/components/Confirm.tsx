@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink'
-import { useKeys } from './useKeys.js'
+import { useDialogKeys } from './KeyRoot.js'
 import { useRefState } from './useRefState.js'
 
 export interface ConfirmProps {
@@ -12,7 +12,7 @@ export interface ConfirmProps {
 /** A yes-or-no question: only `y` says yes. */
 export function Confirm({ question, detail, onAnswer }: ConfirmProps) {
   const [answered, setAnswered] = useRefState(false)
-  useKeys((input) => {
+  useDialogKeys((input) => {
     // Once: the keys after the answer in the same read are not answers too.
     if (answered()) return
     setAnswered(true)

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink'
 import { editText } from './edit-text.js'
 import { TextField } from './Form.js'
 import { useRefState } from './useRefState.js'
-import { useKeys } from './useKeys.js'
+import { useDialogKeys } from './KeyRoot.js'
 
 export interface FilterProps {
   value: string
@@ -14,7 +14,7 @@ export interface FilterProps {
 /** `/`: the filter, applied as it is typed. */
 export function Filter({ value, onChange, onDone }: FilterProps) {
   const [text, setText] = useRefState(value)
-  useKeys((input, key) => {
+  useDialogKeys((input, key) => {
     if (key.escape || key.return) return onDone(key.return)
     const edited = editText(text(), input, key)
     if (edited === undefined) return

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink'
 import { editText } from './edit-text.js'
 import { useRefState } from './useRefState.js'
-import { useKeys } from './useKeys.js'
+import { useDialogKeys } from './KeyRoot.js'
 
 export type Field = { name: string; label: string } & ({ kind: 'text'; placeholder?: string } | { kind: 'choice'; choices: readonly string[] })
 
@@ -39,7 +39,7 @@ export function Form({ title, fields, initial, hint, onSubmit, onCancel }: FormP
   const set = (name: string, value: string) => setValues((before) => ({ ...before, [name]: value }))
   const advance = () => (focus() === fields.length - 1 ? onSubmit(values()) : setFocus(focus() + 1))
 
-  useKeys((input, key) => {
+  useDialogKeys((input, key) => {
     if (key.escape) return onCancel()
     if (key.upArrow || (key.tab && key.shift)) return setFocus(Math.max(0, focus() - 1))
     if (key.downArrow || key.tab) return setFocus(Math.min(fields.length - 1, focus() + 1))

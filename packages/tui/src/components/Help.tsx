@@ -1,8 +1,10 @@
 import { Box, Text } from 'ink'
 import { MAIN_KEYS, MOVE_HELP } from '../keys.js'
+import { useDialogKeys } from './KeyRoot.js'
 
-/** Every key of the main screen, with what it does. */
-export function Help({ height }: { height: number }) {
+/** Every key of the main screen, with what it does; any key goes back. */
+export function Help({ height, onClose }: { height: number; onClose: () => void }) {
+  useDialogKeys(() => onClose())
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <Text bold>Keys</Text>

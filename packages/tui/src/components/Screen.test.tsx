@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { Text } from 'ink'
 import { render } from 'ink-testing-library'
-import { sampleSession, sampleSessions, SAMPLE_NOW } from '../sample.js'
-import { EMPTY_FLEET, resynced } from '../state/fleet.js'
+import { sampleFleet, sampleSession, sampleSessions, SAMPLE_NOW } from '../sample.js'
 import { sessionRows } from '../state/rows.js'
 import { previewLines } from './PreviewPane.js'
 import { Screen, type ScreenProps } from './Screen.js'
 
 function screen(size: { width: number; height: number }, overrides: Partial<ScreenProps> = {}) {
   const sessions = sampleSessions(40)
-  const fleet = resynced(EMPTY_FLEET, sessions, [], [])
+  const fleet = sampleFleet(sessions)
   const props: ScreenProps = {
     rows: sessionRows(fleet, { filter: '', attentionFirst: false }),
     sessions: sessions.length,
@@ -72,7 +71,7 @@ describe('Screen', () => {
 function propsWith(overrides: Partial<ScreenProps>): ScreenProps {
   const sessions = sampleSessions(3)
   return {
-    rows: sessionRows(resynced(EMPTY_FLEET, sessions, [], []), { filter: '', attentionFirst: false }),
+    rows: sessionRows(sampleFleet(sessions), { filter: '', attentionFirst: false }),
     sessions: 3,
     attention: 0,
     selected: sessions[0],

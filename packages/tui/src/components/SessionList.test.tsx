@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { render } from 'ink-testing-library'
-import { sampleSession, sampleSessions, SAMPLE_NOW } from '../sample.js'
-import { applyFrame, EMPTY_FLEET, resynced } from '../state/fleet.js'
+import { applyFrame } from '@svc/protocol'
+import { sampleFleet, sampleSession, sampleSessions, SAMPLE_NOW } from '../sample.js'
 import { sessionRows } from '../state/rows.js'
 import { SessionList } from './SessionList.js'
 import { SessionRow } from './SessionRow.js'
@@ -34,7 +34,7 @@ describe('SessionRow', () => {
 
 describe('SessionList', () => {
   it('renders the rows that fit, with group headers, however many sessions there are', () => {
-    const fleet = resynced(EMPTY_FLEET, sampleSessions(500), [], [])
+    const fleet = sampleFleet(sampleSessions(500))
     const rows = sessionRows(fleet, { filter: '', attentionFirst: false })
     const { lastFrame } = render(<SessionList rows={rows} selected="id-session-250" width={100} height={12} now={SAMPLE_NOW} />)
     const lines = (lastFrame() ?? '').split('\n')
@@ -43,7 +43,7 @@ describe('SessionList', () => {
   })
 
   it('shows the attention group first when asked', () => {
-    const fleet = applyFrame(resynced(EMPTY_FLEET, sampleSessions(30), [], []), {
+    const fleet = applyFrame(sampleFleet(sampleSessions(30)), {
       type: 'session.attention',
       seq: 1,
       data: { id: 'id-session-029', title: 'session-029', repo_id: 'r', reason: 'usage-limit' },

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink'
 import { STREAM_DETACH, viaStream } from '../keys.js'
 import type { Session } from '../state/types.js'
 import { Form } from './Form.js'
-import { useKeys } from './useKeys.js'
+import { useDialogKeys } from './KeyRoot.js'
 import { useRefState } from './useRefState.js'
 
 export type TabChoice = { attach: { index: number; name: string; tmuxName: string } } | { open: { shell: true } | { command: string } }
@@ -18,8 +18,8 @@ export function Tabs({ session, onChoose, onCancel }: TabsProps) {
   const [at, setAt] = useRefState(0)
   const [asking, setAsking] = useRefState(false)
   const tabs = session.tabs
-  useKeys((input, key) => {
-    if (asking()) return
+  // While asking, the process form (drawn later) takes the keys.
+  useDialogKeys((input, key) => {
     if (key.escape || input === 'q') return onCancel()
     if (key.upArrow || input === 'k') return setAt(Math.max(0, at() - 1))
     if (key.downArrow || input === 'j') return setAt(Math.min(tabs.length - 1, at() + 1))

@@ -3,6 +3,7 @@ import { render } from 'ink-testing-library'
 import { SAMPLE_NOW } from '../sample.js'
 import type { Task } from '../state/types.js'
 import { health, nextRun, Tasks } from './Tasks.js'
+import { KeyRoot } from './KeyRoot.js'
 import { KEY, type } from './test-keys.js'
 
 function task(overrides: Partial<Task>): Task {
@@ -47,17 +48,19 @@ describe('Tasks', () => {
     const toggled: string[] = []
     const triggered: string[] = []
     const app = render(
-      <Tasks
-        tasks={[task({ id: 't2', name: 'weekly', ordinal: 1 }), task({})]}
-        projects={['/src/shop']}
-        height={10}
-        width={100}
-        now={SAMPLE_NOW}
-        onToggle={(each) => toggled.push(each.id)}
-        onTrigger={(each) => triggered.push(each.id)}
-        onAdd={() => undefined}
-        onClose={() => undefined}
-      />,
+      <KeyRoot>
+        <Tasks
+          tasks={[task({ id: 't2', name: 'weekly', ordinal: 1 }), task({})]}
+          projects={['/src/shop']}
+          height={10}
+          width={100}
+          now={SAMPLE_NOW}
+          onToggle={(each) => toggled.push(each.id)}
+          onTrigger={(each) => triggered.push(each.id)}
+          onAdd={() => undefined}
+          onClose={() => undefined}
+        />
+      </KeyRoot>,
     )
     const lines = (app.lastFrame() ?? '').split('\n')
     expect(lines.findIndex((line) => line.includes('nightly'))).toBeLessThan(lines.findIndex((line) => line.includes('weekly')))
@@ -68,7 +71,9 @@ describe('Tasks', () => {
   it('adds a task from a form', async () => {
     let added: Record<string, string> | undefined
     const app = render(
-      <Tasks tasks={[]} projects={['/src/shop']} height={10} width={100} now={SAMPLE_NOW} onToggle={() => undefined} onTrigger={() => undefined} onAdd={(values) => (added = values)} onClose={() => undefined} />,
+      <KeyRoot>
+        <Tasks tasks={[]} projects={['/src/shop']} height={10} width={100} now={SAMPLE_NOW} onToggle={() => undefined} onTrigger={() => undefined} onAdd={(values) => (added = values)} onClose={() => undefined} />
+      </KeyRoot>,
     )
     await type(app, 'n', 'nightly', KEY.enter, KEY.enter, '0 3 * * *', KEY.enter, 'run the suite', KEY.enter)
     expect(added).toEqual({ name: 'nightly', project_path: '/src/shop', cron_expr: '0 3 * * *', prompt: 'run the suite' })

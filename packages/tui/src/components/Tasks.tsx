@@ -3,7 +3,7 @@ import type { Task } from '../state/types.js'
 import { duration, projectName } from '../state/words.js'
 import { Form, type Values } from './Form.js'
 import { useRefState } from './useRefState.js'
-import { useKeys } from './useKeys.js'
+import { useDialogKeys } from './KeyRoot.js'
 
 export interface TasksProps {
   tasks: readonly Task[]
@@ -38,9 +38,9 @@ export function Tasks({ tasks, projects, height, width, now, onToggle, onTrigger
   const [adding, setAdding] = useRefState(false)
   const sorted = [...tasks].sort((a, b) => a.ordinal - b.ordinal)
   const selected = () => sorted[Math.min(at(), sorted.length - 1)]
-  useKeys(
+  // While adding, the task form (drawn later) takes the keys.
+  useDialogKeys(
     (input, key) => {
-      if (adding()) return
       if (key.escape || input === 'q' || input === 'T') return onClose()
       if (key.upArrow || input === 'k') return setAt(Math.max(0, at() - 1))
       if (key.downArrow || input === 'j') return setAt(Math.min(sorted.length - 1, at() + 1))

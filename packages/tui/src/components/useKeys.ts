@@ -18,8 +18,8 @@ export function keypresses(input: string, key: Key): Array<[string, Key]> {
 }
 
 /** `useInput`, one call per key. */
-export function useKeys(handler: KeyHandler, options?: { isActive?: boolean }): void {
+export function useKeys(handler: KeyHandler): void {
   useInput((input, key) => {
     for (const [each, pressed] of keypresses(input, key)) handler(each, pressed)
-  }, options)
+  })
 }
