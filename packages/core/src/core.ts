@@ -8,6 +8,8 @@ import { ConfigResolver } from './config/resolver.js'
 import { TrustedRepoConfigs } from './config/trust.js'
 import { EventBus } from './events/bus.js'
 import { Notifier } from './events/notifier.js'
+import { sessionFeed } from './events/session-feed.js'
+import { taskFeed } from './events/task-feed.js'
 import type { Clock } from './infra/clock.js'
 import { Projects } from './projects/projects.js'
 import { sessionPort } from './sessions/port.js'
@@ -47,11 +49,11 @@ export class Core {
     this.events = new EventBus(log)
     this.resolver = new ConfigResolver(config, new TrustedRepoConfigs(paths.trustedRepoConfigs), clock)
     const resolver = this.resolver
-    this.sessions = new Sessions({ paths, config, resolver, log, clock, bootId: this.bootId, events: this.events, env })
+    this.sessions = new Sessions({ paths, config, resolver, log, clock, bootId: this.bootId, feed: sessionFeed(this.events), env })
     this.projects = new Projects(paths, config, resolver, this.sessions, this.events)
     this.accounts = new Accounts(paths, config, resolver, this.sessions.tmux, env)
     this.assistant = new ConfigAssistant(paths, config, this.sessions.tmux, env, log, assistantIdleMs)
-    this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env, events: this.events })
+    this.tasks = new Tasks({ path: paths.tasks, config, log, clock, env, feed: taskFeed(this.events) })
     config.onChange((_next, _previous, key) => this.events.publish('config.changed', { key }))
     resolver.onChange((key) => this.events.publish('config.changed', { key }))
     this.events.subscribe(new Notifier(config, log, env).listener)

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http'
-import type { Duplex } from 'node:stream'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import websocket from '@fastify/websocket'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
@@ -9,6 +8,7 @@ import type { WebSocketServer } from 'ws'
 import { answerClientError } from './client-error.js'
 import { closeWebSockets, STOPPING_REASON } from './going-away.js'
 import { HttpError } from './http-error.js'
+import type { UpgradeListener } from './listeners.js'
 import { decoding } from './plugins/decoding.js'
 import { answerFrameworkError, envelope } from './plugins/envelope.js'
 import { networkSafety } from './plugins/network-safety.js'
@@ -32,8 +32,6 @@ import { webUi, webUiRoot } from './plugins/web-ui.js'
 import { previewAuthRoutes } from './routes/preview-auth.js'
 import { webtabRoutes } from './routes/webtab.js'
 import type { PreviewOrigins } from './webtab/origins.js'
-
-export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
 
 export interface AppOptions {
   core: Core

@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { Logger } from 'pino'
 import { formatListenAddress, isLoopbackHost, parseListenAddress } from '@svc/core'
-import type { UpgradeListener } from './app.js'
 import { answerClientError } from './client-error.js'
+
+/** Node's `upgrade` handler: each listener hands its WebSocket upgrades to the app's. */
+export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
 
 /** What a TCP request carries about the listener it arrived on. */
 export interface TcpArrival {

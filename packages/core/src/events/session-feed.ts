@@ -1,6 +1,7 @@
 import type { AttentionReason, EventKind } from '@svc/protocol'
 import { idleReason } from '../sessions/idle.js'
 import { stateOf, type SessionRecord, type State } from '../sessions/record.js'
+import type { SessionChanges, SessionFeedFactory } from '../sessions/table.js'
 import type { WireCache } from '../sessions/wire-cache.js'
 import type { EventBus } from './bus.js'
 
@@ -12,6 +13,11 @@ interface Seen {
   attempt: string | undefined
 }
 
+/** The session feed the session table makes for itself, publishing to `bus`. */
+export function sessionFeed(bus: EventBus): SessionFeedFactory {
+  return (table) => new SessionFeed(bus, table.records, table.wire, (id) => table.inFlight(id))
+}
+
 /**
  * Session events, derived from the session objects exactly as Snapshot encodes them: an
  * event goes out when that encoding changed since the last one sent, never for a read.
@@ -21,7 +27,7 @@ interface Seen {
  * operation shows only while in flight (no idle reason, `deleting` on the way to
  * archived) is never sent on its own.
  */
-export class SessionFeed {
+export class SessionFeed implements SessionChanges {
   private readonly sent = new Map<string, { json: string; archived: boolean }>()
   private readonly seen = new Map<string, Seen>()
   private readonly held = new Map<string, SessionKind>()

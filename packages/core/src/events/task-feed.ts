@@ -1,8 +1,11 @@
-import type { TaskDocument, TaskRecord, TaskWire } from '../tasks/record.js'
+import type { TaskChanges, TaskEncoder, TaskFeedFactory } from '../tasks/announcements.js'
+import type { TaskDocument } from '../tasks/record.js'
 import type { EventBus } from './bus.js'
 
-/** A task as ListTasks encodes it, and that encoding as text. */
-export type TaskEncoder = (task: TaskRecord, ordinal: number, doc: TaskDocument) => { wire: TaskWire; json: string }
+/** The task feed the task engine makes for itself, publishing to `bus`. */
+export function taskFeed(bus: EventBus): TaskFeedFactory {
+  return (encode, turnMs) => new TaskFeed(bus, encode, turnMs)
+}
 
 /**
  * Task events: each adopted document is compared, task by task, with what ListTasks
@@ -11,7 +14,7 @@ export type TaskEncoder = (task: TaskRecord, ordinal: number, doc: TaskDocument)
  * moves schedule health (next_run_at, overdue, missed occurrences): such a change is
  * sent too, but at most once per `turnMs` per task.
  */
-export class TaskFeed {
+export class TaskFeed implements TaskChanges {
   private readonly sent = new Map<string, string>()
   /** When each task's last change made by time alone was sent. */
   private readonly turnedAt = new Map<string, number>()

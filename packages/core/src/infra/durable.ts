@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { open, readdir, readFile, rename, unlink } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+import { open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 /**
@@ -110,7 +111,40 @@ export async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (missing(error)) return undefined
     throw error
   }
 }
+
+function missing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT'
+}
+
+/** The file's stats, or undefined when it does not exist. */
+export async function statIfExists(path: string): Promise<Stats | undefined> {
+  return stat(path).catch((error: unknown) => {
+    if (missing(error)) return undefined
+    throw error
+  })
+}
+
+/** The file opened with `flags`, or undefined when it does not exist. */
+export async function openIfExists(path: string, flags: string): Promise<FileHandle | undefined> {
+  return open(path, flags).catch((error: unknown) => {
+    if (missing(error)) return undefined
+    throw error
+  })
+}
+
+/** The bytes of `file` from `offset` up to `end`, fewer when the file ends sooner. */
+export async function readFrom(file: FileHandle, offset: number, end: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(end - offset)
+  let at = 0
+  while (at < buffer.length) {
+    const { bytesRead } = await file.read(buffer, at, buffer.length - at, offset + at)
+    if (bytesRead === 0) break
+    at += bytesRead
+  }
+  return buffer.subarray(0, at)
+}
+

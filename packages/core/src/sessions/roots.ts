@@ -5,9 +5,7 @@ import { resolveRepository } from '../infra/git.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { SessionRecord } from './record.js'
 import type { SessionTable } from './table.js'
-
-/** The title of every root session; no other session may take it. */
-export const ROOT_TITLE = 'root'
+import { ROOT_TITLE } from './titles.js'
 
 /** Sets or clears the recreate notice of a root session; true when that changed anything. */
 function noteProgram(record: SessionRecord, wanted: string): boolean {

@@ -4,7 +4,6 @@ import type { CheckedRequestOf, ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
-import type { EventBus } from '../events/bus.js'
 import type { Clock } from '../infra/clock.js'
 import type { Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
@@ -25,7 +24,7 @@ import { RemoteTokens } from '../remote/tokens.js'
 import { sshTimings } from '../remote/ssh-links.js'
 import type { RemoteLink } from '../remote/link.js'
 import { SessionStore } from './store.js'
-import { SessionTable, type SessionRef, type SettledListener } from './table.js'
+import { SessionTable, type SessionFeedFactory, type SessionRef, type SettledListener } from './table.js'
 import type { WireCache } from './wire-cache.js'
 import { findTab } from './tabs.js'
 import { suggestName } from './names.js'
@@ -45,7 +44,8 @@ export interface SessionsOptions {
   log: Logger
   clock: Clock
   bootId: string
-  events: EventBus
+  /** The session feed (events/session-feed.ts), which hears of every change to the table. */
+  feed: SessionFeedFactory
   /** The daemon's environment; panes see a filtered copy. */
   env: NodeJS.ProcessEnv
 }
@@ -81,7 +81,7 @@ export class Sessions {
   constructor(options: SessionsOptions) {
     this.tmux = new Tmux(options.paths.tmuxSocket, options.env)
     this.store = new SessionStore(options.paths.sessionRecords, options.log)
-    this.table = new SessionTable(this.store, options.clock, options.bootId, options.events)
+    this.table = new SessionTable(this.store, options.clock, options.bootId, options.feed)
     this.wire = this.table.wire
     this.editorSecret = EditorSecret.open(options.paths.home)
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)

@@ -1,7 +1,5 @@
 import { excerpt, quote } from '@svc/protocol'
 import { InvalidRequest, MutationCommitted, NotFound } from '../errors.js'
-import type { EventBus } from '../events/bus.js'
-import { SessionFeed } from '../events/session-feed.js'
 import type { Clock } from '../infra/clock.js'
 import { KeyedQueue } from '../serial.js'
 import { setState, type SessionRecord, type State } from './record.js'
@@ -15,6 +13,25 @@ export interface SessionRef {
 }
 
 export type SettledListener = (id: string, how: 'settled' | 'removed') => void
+
+/**
+ * What hears of every save, settle and removal: the session feed (events/session-feed.ts),
+ * which sits above the domain and turns them into events.
+ */
+export interface SessionChanges {
+  /** The fleet as restored is the baseline. */
+  seed(): void
+  /** A record was saved; `restored` names a restore. */
+  saved(record: SessionRecord, restored: boolean): void
+  /** The operations on the session (or its creation) ended. */
+  settled(id: string): void
+  removed(record: SessionRecord): void
+  /** A poll tick ended. */
+  tick(): void
+}
+
+/** Makes the feed that hears of the table's changes; it may read the table's records, wire cache and operations. */
+export type SessionFeedFactory = (table: Pick<SessionTable, 'records' | 'wire' | 'inFlight'>) => SessionChanges
 
 /** The record was saved before `error` struck: the operation must not be retried. */
 export function committed(done: string, error: unknown): MutationCommitted {
@@ -35,17 +52,17 @@ export class SessionTable {
   readonly creating = new Set<string>()
   readonly archiving = new Set<string>()
   readonly wire: WireCache
-  readonly feed: SessionFeed
+  readonly feed: SessionChanges
   private readonly settledListeners: SettledListener[] = []
 
   constructor(
     private readonly store: SessionStore,
     private readonly clock: Clock,
     bootId: string,
-    events: EventBus,
+    feed: SessionFeedFactory,
   ) {
     this.wire = new WireCache(bootId, this.records, (id) => this.inFlight(id))
-    this.feed = new SessionFeed(events, this.records, this.wire, (id) => this.inFlight(id))
+    this.feed = feed(this)
   }
 
   get now(): Date {

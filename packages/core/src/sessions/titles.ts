@@ -2,6 +2,9 @@ import { InvalidRequest } from '../errors.js'
 import { suggestName } from './names.js'
 import { quote } from '@svc/protocol'
 
+/** The title of every root session; no other session may take it. */
+export const ROOT_TITLE = 'root'
+
 const TITLE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 /** Titles name branches, directories and tmux sessions, so they keep to a safe alphabet. */

@@ -1,25 +1,12 @@
-import { randomUUID } from 'node:crypto'
 import type { Stats } from 'node:fs'
 import { open, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import Type from 'typebox'
-import Compile from 'typebox/compile'
-import { CorruptFile } from '../errors.js'
-import { stageFileDurable, syncDirectory, writeFileDurable, type StagedFile } from '../infra/durable.js'
+import { openIfExists, readFrom, stageFileDurable, statIfExists, syncDirectory, writeFileDurable, type StagedFile } from '../infra/durable.js'
 import { withFileLock } from '../infra/filelock.js'
 import { SerialQueue } from '../serial.js'
 import { applyEntry, entryBetween, entryLine, fingerprint, parseJournal, snapshotLine, type JournalEntry } from './journal.js'
-import { EMPTY_DOCUMENT, ON_COMPLETE, STORED_FIELDS, TASK_DEFAULTS, type TaskDocument, type TaskRecord } from './record.js'
-import { problemOf, StoredRun, StoredTask } from './shapes.js'
-
-const FileShape = Compile(
-  Type.Object({
-    store_generation: Type.Integer({ minimum: 0 }),
-    tasks: Type.Array(StoredTask),
-    runs: Type.Optional(Type.Array(StoredRun)),
-    snapshot_id: Type.Optional(Type.String()),
-  }),
-)
+import { EMPTY_DOCUMENT, type TaskDocument, type TaskRecord } from './record.js'
+import { corrupt, decodeSnapshot, recordOf, snapshotText } from './snapshot.js'
 
 /** The journal is compacted into tasks.json once it is larger than this and than tasks.json. */
 const COMPACT_AT = 256 * 1024
@@ -59,81 +46,8 @@ interface Seen {
   stale: boolean
 }
 
-function corrupt(path: string, problem: string): CorruptFile {
-  return new CorruptFile(`${path}: ${problem}; the daemon keeps the file as it is and refuses task operations until you fix it or move it aside`)
-}
-
-/** A stored task with what it left out filled in; its field types are already checked. */
-function recordOf(raw: Record<string, unknown>, path: string): TaskRecord {
-  const record = structuredClone(TASK_DEFAULTS) as unknown as Record<string, unknown>
-  for (const field of STORED_FIELDS) if (raw[field] !== undefined) record[field] = raw[field]
-  if (record.on_complete === 'keep') record.on_complete = ''
-  if (!ON_COMPLETE.some((option) => option.value === record.on_complete)) {
-    throw corrupt(path, `task ${String(record.id)} has on_complete ${JSON.stringify(record.on_complete)}`)
-  }
-  return record as unknown as TaskRecord
-}
-
-/** Parses tasks.json; anything unusable is a CorruptFile naming the file and the problem. */
-function decodeSnapshot(text: string, path: string): { doc: TaskDocument; own: boolean } {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    throw corrupt(path, `not valid JSON (${(error as Error).message})`)
-  }
-  const problem = problemOf(FileShape, parsed, 'the document')
-  if (problem) throw corrupt(path, problem)
-  const file = parsed as { store_generation: number; tasks: Record<string, unknown>[]; runs?: TaskDocument['runs']; snapshot_id?: string }
-  const tasks = file.tasks.map((raw) => recordOf(raw, path))
-  const seen = new Set<string>()
-  for (const task of tasks) {
-    if (seen.has(task.id)) throw corrupt(path, `task id "${task.id}" appears twice`)
-    seen.add(task.id)
-  }
-  return { doc: { store_generation: file.store_generation, tasks, runs: file.runs ?? [] }, own: file.snapshot_id !== undefined }
-}
-
-/**
- * tasks.json as the store writes it: with an id of its own, so that a journal names
- * this very file and not one written by hand with the same tasks.
- */
-function snapshotText(doc: TaskDocument): string {
-  const { store_generation, tasks, runs } = doc
-  return `${JSON.stringify({ store_generation, snapshot_id: randomUUID(), tasks, runs }, null, 2)}\n`
-}
-
 function versionOf(info: Stats | undefined): string {
   return info ? `${info.ino}:${info.size}:${info.mtimeMs}` : 'absent'
-}
-
-function missing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT'
-}
-
-async function statIfExists(path: string): Promise<Stats | undefined> {
-  return stat(path).catch((error: unknown) => {
-    if (missing(error)) return undefined
-    throw error
-  })
-}
-
-async function openIfExists(path: string, flags: string): Promise<FileHandle | undefined> {
-  return open(path, flags).catch((error: unknown) => {
-    if (missing(error)) return undefined
-    throw error
-  })
-}
-
-async function readFrom(file: FileHandle, offset: number, end: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(end - offset)
-  let at = 0
-  while (at < buffer.length) {
-    const { bytesRead } = await file.read(buffer, at, buffer.length - at, offset + at)
-    if (bytesRead === 0) break
-    at += bytesRead
-  }
-  return buffer.subarray(0, at)
 }
 
 /** `tasks.journal` beside `tasks.json`. */

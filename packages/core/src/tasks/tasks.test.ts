@@ -9,6 +9,7 @@ import { shiftedClock, systemClock, type Clock } from '../infra/clock.js'
 import type { Config } from '../config/config.js'
 import { MutationCommitted } from '../errors.js'
 import { EventBus } from '../events/bus.js'
+import { taskFeed } from '../events/task-feed.js'
 import type { SessionPort } from '../tasks-port.js'
 import { NO_SESSIONS } from './runs.js'
 import { TaskStore } from './store.js'
@@ -31,7 +32,7 @@ async function engine(reopen = false, log = pino({ level: 'silent' }), clock: Cl
     execFileSync('git', ['init', '-q', dir])
   }
   const config = { get: () => 1000 } as unknown as Config
-  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock, env: process.env, events })
+  const tasks = new Tasks({ path: join(dir, 'tasks.json'), config, log, clock, env: process.env, feed: taskFeed(events) })
   opened.push(tasks)
   return tasks
 }
@@ -104,7 +105,7 @@ it('announces next_run_at moved by a fire whose result is not recorded yet, once
     log,
     clock: shiftedClock(new Date('2026-01-01T00:00:59.500Z')),
     env: { SVC_TASK_TURN_MS: '500' },
-    events,
+    feed: taskFeed(events),
   })
   opened.push(tasks)
   let started!: () => void

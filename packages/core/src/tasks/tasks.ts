@@ -7,12 +7,11 @@ import type { CheckedRequestOf, ListOnCompleteResponse } from '@svc/protocol'
 import { excerpt } from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import { CorruptFile, InvalidRequest, MutationCommitted, NotFound, Refused } from '../errors.js'
-import type { EventBus } from '../events/bus.js'
-import { TaskFeed } from '../events/task-feed.js'
 import type { Clock } from '../infra/clock.js'
 import { SerialQueue } from '../serial.js'
 import type { SessionPort, TaskGuard } from '../tasks-port.js'
 import { paneEnvironment } from '../infra/env.js'
+import { Announcements, turnMsFrom, type TaskFeedFactory } from './announcements.js'
 import { Automation } from './automation.js'
 import { WatchLedger } from './ledger.js'
 import { EncodedTasks } from './encoded.js'
@@ -25,17 +24,6 @@ import { TaskStore, type Loaded } from './store.js'
 import { actorOf, checkExpect, checkTask, editsOf, merged, resolveProject, type ExpectT } from './validate.js'
 
 const AUDIT_LENGTH = 20
-/** Turns of health are looked at no more often than this, and at least this often (the wall clock may jump). */
-const HEALTH_TURN_MIN_MS = 100
-const HEALTH_TURN_MAX_MS = 60 * 60 * 1000
-/** A task's change by time alone is announced at most once per this long. */
-const TASK_TURN_MS = 60_000
-
-/** Test hook: SVC_TASK_TURN_MS shortens TASK_TURN_MS, so a test sees the limit in seconds. */
-function turnMsFrom(env: NodeJS.ProcessEnv): number {
-  const ms = Number(env.SVC_TASK_TURN_MS)
-  return Number.isInteger(ms) && ms > 0 ? ms : TASK_TURN_MS
-}
 
 /** RemoveTask, RestartTask and TriggerTask name a task alike. */
 type ById = CheckedRequestOf<'RemoveTask'>
@@ -48,7 +36,8 @@ export interface TasksOptions {
   clock: Clock
   /** The daemon's environment; watch commands see the same filtered copy as panes. */
   env: NodeJS.ProcessEnv
-  events: EventBus
+  /** The task feed (events/task-feed.ts), which hears of every change to the list. */
+  feed: TaskFeedFactory
 }
 
 /**
@@ -71,19 +60,10 @@ export class Tasks implements TaskGuard {
   private readonly claims = new Map<string, Set<string>>()
   private readonly missed = new MissedOccurrences(MISSED_CAP)
   private readonly encoded: EncodedTasks
-  private readonly feed: TaskFeed
+  private readonly announcements: Announcements
   /** Counts adopted reads and writes, so a slow read can tell that a newer one landed while it ran. */
   private adoptions = 0
   private nextReconcile: Promise<void> | undefined
-  /** Wakes when some task's health moves with the clock alone, to announce it. */
-  private healthTurn: NodeJS.Timeout | undefined
-  private readonly turnMs: number
-  /** When the earliest change by time alone that the feed held back may go. */
-  private heldUntil = Number.POSITIVE_INFINITY
-  /** A look the scheduler asked for by firing, once the fire's own write has had time to land. */
-  private checkAt = Number.POSITIVE_INFINITY
-  /** When the scheduler last fired a task. */
-  private firedAt = Number.NEGATIVE_INFINITY
   private fileWatch: FSWatcher | undefined
   private closed = false
 
@@ -98,10 +78,16 @@ export class Tasks implements TaskGuard {
       env: () => paneEnvironment(options.env, undefined, options.config.get('session_env_passthrough')),
       ledger: this.ledger,
     }
-    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log, () => this.lookAfterFire())
+    this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log, () => this.announcements.fired())
     this.encoded = new EncodedTasks(clock, options.config, (id) => this.automation.live(id), this.missed)
-    this.turnMs = turnMsFrom(options.env)
-    this.feed = new TaskFeed(options.events, (task, ordinal, doc) => this.encoded.encoded(task, ordinal, doc), this.turnMs)
+    const turnMs = turnMsFrom(options.env)
+    this.announcements = new Announcements({
+      feed: options.feed((task, ordinal, doc) => this.encoded.encoded(task, ordinal, doc), turnMs),
+      clock,
+      turnMs,
+      holdsUntil: () => this.encoded.holdsUntil(),
+      current: () => this.loaded.doc,
+    })
   }
 
   /** Connects the sessions that task runs go through; until then runs and target checks are refused. */
@@ -138,7 +124,7 @@ export class Tasks implements TaskGuard {
   /** Stops timers and watchers (each process group gone) and settles pending writes. */
   async close(): Promise<void> {
     this.closed = true
-    clearTimeout(this.healthTurn)
+    this.announcements.close()
     this.fileWatch?.close()
     await this.ops.idle()
     await this.automation.close()
@@ -344,50 +330,8 @@ export class Tasks implements TaskGuard {
       // Announced once the automation follows it, so next_run_at and the like are current.
       void this.reconcileSoon()
         .catch((error: Error) => this.options.log.error({ err: error }, 'could not apply changed tasks to schedules and watchers'))
-        .then(() => this.announce())
+        .then(() => this.announcements.adopted())
     }
-  }
-
-  /** Sends what changed in ListTasks, then waits for time alone to change it. */
-  private announce(): void {
-    this.feed.adopted(this.loaded.doc)
-    this.armTurn()
-  }
-
-  /** Sends what time alone changed, each task at most once per turnMs, then waits for the next change. */
-  private turn(): void {
-    const now = this.options.clock.now().getTime()
-    // A fire since the look was asked for gets its own.
-    if (now >= this.checkAt) this.checkAt = this.firedAt + this.turnMs > now ? this.firedAt + this.turnMs : Number.POSITIVE_INFINITY
-    this.heldUntil = this.feed.turned(this.loaded.doc, now)
-    this.armTurn()
-  }
-
-  /**
-   * A fired task's next_run_at moved: the run's recorded result announces that, but a
-   * fire joined to one still starting records nothing, so look again once the result
-   * would have landed.
-   */
-  private lookAfterFire(): void {
-    this.firedAt = this.options.clock.now().getTime()
-    // Tasks firing together share one look.
-    if (this.checkAt !== Number.POSITIVE_INFINITY) return
-    this.checkAt = this.firedAt + this.turnMs
-    this.armTurn()
-  }
-
-  /**
-   * Waits for the earliest instant a task's encoding may change with no write (an
-   * occurrence missed, a missed one turned overdue), a held-back change may go, or a
-   * look after a fire is due.
-   */
-  private armTurn(): void {
-    clearTimeout(this.healthTurn)
-    const until = Math.min(this.encoded.holdsUntil(), this.heldUntil, this.checkAt)
-    if (this.closed || until === Number.POSITIVE_INFINITY) return
-    const wait = Math.min(Math.max(HEALTH_TURN_MIN_MS, until - this.options.clock.now().getTime()), HEALTH_TURN_MAX_MS)
-    this.healthTurn = setTimeout(() => this.turn(), wait)
-    this.healthTurn.unref()
   }
 
   /**

@@ -1,0 +1,369 @@
+import { randomBytes } from 'node:crypto'
+import type { Static } from 'typebox'
+import { DaemonError, quote } from '@svc/protocol'
+import type * as wire from '@svc/protocol'
+import { commandLineOf } from '../agents.js'
+import type { Settings } from '../config/keys.js'
+import { InvalidRequest, Refused } from '../errors.js'
+import { git, type Repository } from '../infra/git.js'
+import type { HookIntent } from '../sessions/reconcile.js'
+import { setState, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { committed } from '../sessions/table.js'
+import { allocateTitle } from '../sessions/titles.js'
+import { currentCheckout } from '../sessions/worktree.js'
+import { hostOf, isUnreachable, parseEndpoint, redact, remoteClient, type Endpoint } from './endpoint.js'
+import { hookArgv, runHook, type HookRun } from './hook-command.js'
+import type { HookOptions } from './hook-options.js'
+import { hostOfPlace, placeOf, type HookRemotes } from './hook-remotes.js'
+import { mirror } from './mirror.js'
+import { resumeBrief } from './resume-brief.js'
+import { slugOf } from './slug.js'
+import { parseProvisionedHost, type ProvisionedHost } from './ssh-host.js'
+
+type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
+
+/** A launch that failed for a reason fit to show; the token, when there was one, to redact. */
+class LaunchFailed extends Error {
+  constructor(
+    reason: string,
+    readonly token?: string,
+  ) {
+    super(reason)
+  }
+}
+
+type HookKey = 'remote_hooks.launch_cmd' | 'remote_hooks.provision_cmd' | 'remote_hooks.delete_cmd'
+
+/** What a hook create needs that the lifecycle already worked out. */
+export interface HookCreate {
+  request: Req<'CreateSessionRequest'>
+  repo: Repository
+  settings: Settings
+  program: string
+}
+
+/** The creation intent of a hook record: its slug, for delete_cmd. */
+function hookIntent(record: SessionRecord): HookIntent {
+  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug } }
+}
+
+/** A failed launch (of a create, or of a restore) as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
+function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined, what: 'start' | 'restore' = 'start'): unknown {
+  if (!(error instanceof LaunchFailed)) return error
+  const cleanup = undoFailure ? `; then ${undoFailure}` : `; delete_cmd --name ${intent.hook.slug} ran`
+  return new Refused(redact(`could not ${what} hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+}
+
+/** A remote's push that did not happen: said, and whether the remote answered at all. */
+class PushFailed extends Error {
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message)
+  }
+}
+
+/** How long a remote's snapshot and push may take: a large first push over a slow link. */
+const PUSH_TIMEOUT_MS = 10 * 60_000
+
+/** The origin URL hook sessions clone, as the home repository has it. */
+async function originOf(root: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const url = await git(root, ['remote', 'get-url', 'origin'], env).catch((error: Error) => {
+    throw new Refused(`hook sessions clone the repository's origin remote, and ${root} has none usable (${error.message})`)
+  })
+  return url.trim()
+}
+
+/** What a launch needs besides the record: where to clone from, the agent's command line and first prompt. */
+interface LaunchPlan {
+  origin: string
+  branch: string
+  commandLine: string
+  prompt: string | undefined
+  settings: Settings
+  /** A restore: launch_cmd gets `--restore`, the branch is the one pushed at archive. */
+  restore?: boolean
+}
+
+/**
+ * The agent servers hook sessions run on: started for a create or a restore through the
+ * repository's launch_cmd (or provision_cmd and ssh), the session created there; undone
+ * or torn down (after the remote pushed the session's branch) through delete_cmd.
+ */
+export class HookServers {
+  constructor(
+    private readonly options: HookOptions,
+    private readonly remotes: HookRemotes,
+  ) {}
+
+  /**
+   * CreateSession with `backend: "hook"`: launch_cmd starts an agent server for the slug
+   * and prints its endpoint, or provision_cmd makes a host that svc starts one on over
+   * ssh; the session is created there in place with the program's resolved command line
+   * and the prompt. Any failure runs delete_cmd and leaves nothing behind: no record, no
+   * token file, no ssh directory or master.
+   */
+  async create({ request, repo, settings, program }: HookCreate): Promise<SessionRecord> {
+    const { table } = this.options
+    if (request.account) throw new InvalidRequest('accounts are not supported for hook sessions yet; leave account empty')
+    const env = this.options.hookEnv()
+    const origin = await originOf(repo.root, env)
+    const { branch } = await currentCheckout(repo.root, env)
+    const commandLine = commandLineOf(program, settings.program_overrides)
+    const record = await table.repos.run(repo.id, async () => {
+      const title = allocateTitle(request, new Set(table.ofRepository(repo.id).map((existing) => existing.title)))
+      const slug = slugOf(title)
+      const holder = [...table.records.values()].find((existing) => existing.remote?.slug === slug)
+      if (holder) throw new Refused(`the slug ${quote(slug)} of title ${quote(title)} is used by hook session ${quote(holder.title)}; choose another title`)
+      const now = table.now.toISOString()
+      const reserved: SessionRecord = {
+        id: randomBytes(8).toString('hex'),
+        title,
+        repo_id: repo.id,
+        repo_path: repo.root,
+        path: '',
+        branch,
+        branch_created: false,
+        program,
+        account: '',
+        backend: 'hook',
+        in_place: false,
+        created_at: now,
+        updated_at: now,
+        status: 0,
+        tabs: [],
+        remote: { endpoint: '', remote_id: '', slug, via: settings['remote_hooks.provision_cmd'].trim() ? 'provision' : 'launch' },
+        // A restore's brief names it: the new agent has no other trace of the goal.
+        ...(request.prompt ? { first_prompt: request.prompt } : {}),
+      }
+      setState(reserved, 'loading')
+      // Before launch_cmd runs: a daemon that dies from here on runs delete_cmd at its next start.
+      await this.options.creations.begin(hookIntent(reserved))
+      // Shown as loading meanwhile; its title and slug are taken.
+      table.records.set(reserved.id, reserved)
+      table.creating.add(reserved.id)
+      return reserved
+    })
+    try {
+      await this.launch(record, { origin, branch, commandLine, prompt: request.prompt, settings })
+    } catch (error) {
+      table.forget(record.id)
+      this.remotes.drop(record.id)
+      await this.remotes.releaseHost(record)
+      throw await this.launchUndone(hookIntent(record), error)
+    } finally {
+      table.created(record.id)
+    }
+    await this.options.creations.end(record.id)
+    return record
+  }
+
+  /**
+   * Undoes what a hook create's launch_cmd may have started: delete_cmd --name <slug>
+   * (as the repository's config names it now: refused while it is not trusted), then the
+   * token file. What went wrong with delete_cmd, or undefined.
+   */
+  async undoLaunch(intent: HookIntent): Promise<string | undefined> {
+    const settings = await this.options.resolver.runnable(intent.repo_path)
+    const failure = await this.runDelete(settings, intent.repo_path, intent.hook.slug)
+    await this.options.tokens.remove(intent.id)
+    return failure
+  }
+
+  /**
+   * A create that failed: undone, its intent spent unless delete_cmd failed (the next
+   * start tries again). Answers the error to throw: a launch failure as a refusal saying
+   * what delete_cmd did, the token redacted.
+   */
+  private async launchUndone(intent: HookIntent, error: unknown): Promise<unknown> {
+    const { creations, log } = this.options
+    let failure: string | undefined
+    try {
+      await creations.undo(intent, this.options.table.records.values(), this.options.hookEnv())
+    } catch (undoError) {
+      failure = (undoError as Error).message
+      log.warn({ err: undoError, session: intent.title }, 'could not undo a hook session that failed to start')
+    }
+    return launchRefusal(intent, error, failure)
+  }
+
+  private async launch(record: SessionRecord, { origin, branch, commandLine, prompt, settings, restore }: LaunchPlan): Promise<void> {
+    const { table, tokens } = this.options
+    const place = placeOf(record)
+    const root = record.repo_path
+    const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(restore ? ['--restore'] : [])]
+    const endpoint =
+      place.via === 'provision'
+        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args), { origin, branch, restore: restore === true })
+        : this.launched(await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args))
+    if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
+    await tokens.write(record.id, endpoint.token)
+    place.endpoint = endpoint.url
+    this.remotes.connect(record, endpoint)
+    let row: SessionWire
+    try {
+      const health = await this.remotes.call(record, 'Health')
+      const workspace = health.agent_server?.workspace
+      if (!workspace) throw new LaunchFailed(`${endpoint.url} is not an svc agent server (its Health names no agent_server.workspace)`, endpoint.token)
+      row = (await this.remotes.call(record, 'CreateSession', { title: record.title, repo_path: workspace, program: commandLine, in_place: true, ...(prompt ? { prompt } : {}) })).instance
+    } catch (error) {
+      if (error instanceof LaunchFailed) throw error
+      const what = error instanceof DaemonError ? 'the remote agent server refused the session' : 'the remote agent server did not answer'
+      throw new LaunchFailed(`${what}: ${(error as Error).message}`, endpoint.token)
+    }
+    place.remote_id = row.id
+    mirror(record, row)
+    if (!restore) record.base_sha = row.worktree.base_sha
+    await table.save(record, true, restore)
+    this.remotes.adopt(record, endpoint.token)
+    this.options.log.info({ session: record.title, host: hostOfPlace(place), slug: place.slug, via: place.via }, restore ? 'hook session restored' : 'hook session created')
+  }
+
+  /**
+   * A new remote for an archived session: launch_cmd with `--restore` at the session's
+   * branch, the session created there in place with a brief that says it resumes. A
+   * failed launch leaves it archived (delete_cmd run, as a failed create does).
+   */
+  async relaunch(record: SessionRecord): Promise<void> {
+    const { table, resolver } = this.options
+    const settings = await resolver.runnable(record.repo_path)
+    const origin = await originOf(record.repo_path, this.options.hookEnv())
+    const place = placeOf(record)
+    const pushed = place.archived
+    const prompt = resumeBrief({ branch: record.branch, pushed, goal: record.first_prompt })
+    delete place.archived
+    table.transition(record, 'loading')
+    await table.save(record, false)
+    try {
+      await this.launch(record, { origin, branch: record.branch, commandLine: commandLineOf(record.program, settings.program_overrides), prompt, settings, restore: true })
+    } catch (error) {
+      this.remotes.drop(record.id)
+      await this.remotes.releaseHost(record)
+      const failure = await this.undoLaunch(hookIntent(record)).catch((undoError: Error) => undoError.message)
+      place.endpoint = ''
+      place.remote_id = ''
+      if (pushed) place.archived = pushed
+      table.transition(record, 'archived')
+      await table.save(record)
+      throw launchRefusal(hookIntent(record), error, failure, 'restore')
+    }
+  }
+
+  private async runHookCommand(settings: Settings, key: HookKey, root: string, args: string[]): Promise<HookRun> {
+    const argv = [...hookArgv(settings[key], root), ...args]
+    return runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs)
+  }
+
+  /** Runs delete_cmd; what went wrong, or undefined when it ran cleanly. */
+  async runDelete(settings: Settings, root: string, slug: string): Promise<string | undefined> {
+    const run = await this.runHookCommand(settings, 'remote_hooks.delete_cmd', root, ['--name', slug])
+    if (run.code === 0) return undefined
+    const why = run.timedOut ? `did not finish within ${this.options.timeoutMs / 1000} s` : `exited with ${run.code ?? 'a signal'}`
+    const failure = `delete_cmd --name ${slug} ${why}${run.stderrTail ? `: ${redact(run.stderrTail)}` : ''}`
+    this.options.log.warn({ slug, failure }, 'delete_cmd failed')
+    return failure
+  }
+
+  /** Why a hook's run failed (a timeout, a non-zero exit), as a message fit to show; undefined when it exited 0. */
+  private runFailure(run: HookRun, hook: string): string | undefined {
+    const stderr = run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''
+    if (run.timedOut) return `${hook} gave no answer within ${this.options.timeoutMs / 1000} s (its process group was killed)${stderr}`
+    if (run.code !== 0) return `${hook} exited with ${run.code ?? 'a signal'}${stderr}`
+    return undefined
+  }
+
+  /** The endpoint launch_cmd printed, or why it is not usable. */
+  private launched(run: HookRun): Endpoint | string {
+    const failed = this.runFailure(run, 'launch_cmd')
+    if (failed !== undefined) return failed
+    try {
+      return parseEndpoint(run.stdout)
+    } catch (error) {
+      return `launch_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
+    }
+  }
+
+  /**
+   * The host provision_cmd printed, reached over ssh with its key pinned; the agent
+   * server started there and forwarded to a local port: that forward's endpoint, or why not.
+   */
+  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; restore: boolean }): Promise<Endpoint | string> {
+    const failed = this.runFailure(run, 'provision_cmd')
+    if (failed !== undefined) return failed
+    const place = placeOf(record)
+    let host: ProvisionedHost
+    try {
+      host = parseProvisionedHost(run.stdout)
+    } catch (error) {
+      return `provision_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
+    }
+    try {
+      const svc = this.options.config.get('remote_svc_command')
+      return await this.remotes.provision(record, host, { slug: place.slug, repo: start.origin, branch: start.branch, restore: start.restore, svc })
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+  /** The remote's snapshot and push of the session's branch, failures said (the token never in them). */
+  async push(record: SessionRecord): Promise<ArchivedPush> {
+    const { token } = this.remotes.clientOf(record)
+    const { endpoint } = placeOf(record)
+    try {
+      const { origin, head, snapshot } = await remoteClient({ url: endpoint, token }, PUSH_TIMEOUT_MS).agentServer.push(record.branch)
+      return { origin, head, ...(snapshot ? { snapshot } : {}) }
+    } catch (error) {
+      const why = redact((error as Error).message, token)
+      const host = hostOf(endpoint)
+      if (isUnreachable(error)) throw new PushFailed(`its remote at ${host} does not answer (${why})`, true)
+      throw new PushFailed(`the remote at ${host} could not push: ${why}`, false)
+    }
+  }
+
+  /** The push before a restore replaces the remote: skipped when nothing answers there, refused when the push fails. */
+  async pushIfReachable(record: SessionRecord): Promise<ArchivedPush | undefined> {
+    if (!this.remotes.connected(record.id)) return undefined
+    try {
+      return await this.push(record)
+    } catch (error) {
+      if (error instanceof PushFailed && error.unreachable) {
+        this.options.log.warn({ session: record.title, reason: (error as Error).message }, 'restoring a hook session whose remote does not answer: its unpushed work is not recovered')
+        return undefined
+      }
+      throw new Refused(`could not restore hook session ${quote(record.title)}: ${(error as Error).message}; nothing was torn down`)
+    }
+  }
+
+  /**
+   * The remote goes and the record stays, archived: the remote session killed (a remote
+   * that does not answer is past asking), delete_cmd run, the token removed. `pushed` is
+   * what the remote pushed first, if it could.
+   */
+  async tearDown(record: SessionRecord, pushed: ArchivedPush | undefined, settings: Settings): Promise<void> {
+    const { table, tokens, log } = this.options
+    const place = placeOf(record)
+    table.transition(record, 'deleting')
+    await this.remotes.call(record, 'KillSession', { id: place.remote_id }).catch((error: Error) => {
+      log.warn({ session: record.title, err: error }, 'could not kill the remote session; delete_cmd tears its remote down')
+    })
+    this.remotes.unwatch(record.id)
+    await this.remotes.releaseHost(record)
+    const failure = await this.runDelete(settings, record.repo_path, place.slug)
+    await tokens.remove(record.id)
+    this.remotes.drop(record.id)
+    place.endpoint = ''
+    place.remote_id = ''
+    delete place.unreachable
+    delete place.idle_reason
+    if (pushed) place.archived = pushed
+    table.transition(record, 'archived')
+    await table.save(record)
+    if (failure) {
+      throw committed(
+        `hook session ${quote(record.title)} was archived`,
+        new Error(`${failure}; its remote may still run: run delete_cmd --name ${place.slug} once it can`),
+      )
+    }
+  }
+}
