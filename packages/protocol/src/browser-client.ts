@@ -1,4 +1,5 @@
 import { DaemonError } from './client-errors.js'
+import { CONFIG_ASSISTANT_PATH, type ConfigAssistantAnswer } from './config-assistant.js'
 import { EVENTS_PATH, type FeedFrame } from './events.js'
 import { decodeEnvelope, decodeReply } from './reply.js'
 import { routeNamed, type RequestOf, type ResponseOf, type RouteName } from './routes/index.js'
@@ -34,6 +35,11 @@ export interface BrowserClient {
   stream(path: string, handlers: TerminalHandlers): BrowserTerminal
   /** A web tab's preview origin, `""` when the preview listener is off or the tab has none; a refusal throws DaemonError. */
   previewOrigin(session: string, tab: string): Promise<string>
+  /** The config assistant: `open` spawns or reuses it (its terminal is `configAssistantStreamPath`), `reap` ends it. */
+  configAssistant: {
+    open(): Promise<ConfigAssistantAnswer>
+    reap(): Promise<{ ok: true }>
+  }
 }
 
 const RETRY_FIRST_MS = 250
@@ -122,5 +128,17 @@ export function createBrowserClient(base: URL): BrowserClient {
     return decodeEnvelope<PreviewAuthAnswer>(PREVIEW_AUTH_PATH, response.status, await response.text()).origin
   }
 
-  return { call, events, stream, previewOrigin }
+  async function assistant<T>(method: 'POST' | 'DELETE'): Promise<T> {
+    const init: RequestInit = { method, credentials: 'same-origin' }
+    if (method === 'POST') Object.assign(init, { headers: { 'content-type': 'application/json' }, body: '{}' })
+    const response = await fetch(new URL(CONFIG_ASSISTANT_PATH, base), init)
+    return decodeEnvelope<T>('config-assistant', response.status, await response.text())
+  }
+
+  const configAssistant = {
+    open: () => assistant<ConfigAssistantAnswer>('POST'),
+    reap: () => assistant<{ ok: true }>('DELETE'),
+  }
+
+  return { call, events, stream, previewOrigin, configAssistant }
 }

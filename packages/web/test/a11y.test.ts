@@ -80,8 +80,17 @@ const PAGES: Shown[] = [
     hash: () => '#/config',
     ready: async (page) => {
       await page.locator('[data-tier=core] form[data-key=default_program]').waitFor()
-      await page.locator('[data-tier=advanced] summary').click()
-      await page.locator('[data-tier=advanced] form.config-row').first().waitFor()
+      await page.getByRole('button', { name: /^Advanced/ }).click()
+      await page.locator('[data-tier=advanced] form[data-key]').first().waitFor()
+    },
+  },
+  {
+    name: "the config assistant's terminal",
+    hash: () => '#/config',
+    ready: async (page) => {
+      await page.getByRole('button', { name: 'Configure with assistant' }).click()
+      const assistant = page.getByTestId('assistant')
+      await waitFor(async () => (await assistant.locator('.xterm-rows').innerText()).includes('received:') || undefined, 30_000)
     },
   },
   {

@@ -1,85 +1,120 @@
+import { Bot } from 'lucide-react'
 import { useEffect, useId, useState } from 'react'
-import { CONFIG_TIER_NAMES, type ResponseOf } from '@svc/protocol/browser'
-import { api } from '../api'
+import { CONFIG_TIER_NAMES } from '@svc/protocol/browser'
+import { api, type Project } from '../api'
+import { AssistantPanel } from '../config/AssistantPanel'
+import { ConfigRow } from '../config/ConfigRow'
+import { ConfigTier } from '../config/ConfigTier'
+import type { ConfigAnswer, Entry } from '../config/entry'
+import { FIELD, PRIMARY } from '../config/look'
 import { Outcome, useAction } from '../use-action'
 
-type Entry = ResponseOf<'GetConfig'>['entries'][number]
+/** Why a key cannot be set in the file being edited: config.json holds global keys, a repository's file its own. */
+function readOnlyReason(entry: Entry, repoPath: string): string | undefined {
+  if (!repoPath && entry.scope === 'repo') return "A repository setting: choose the project above to set it in its .svc/config.json."
+  if (repoPath && entry.scope === 'global') return 'Set in config.json only: a repository cannot change it. Choose "All repositories" above.'
+  return undefined
+}
 
+/**
+ * Every config key by tier, with a control per type. It edits config.json, or a chosen
+ * project's .svc/config.json; values follow changes made anywhere (the event feed's
+ * config.changed), the config assistant's included.
+ */
 export function ConfigPage() {
-  const [entries, setEntries] = useState<Entry[]>([])
-  const [warnings, setWarnings] = useState<string[]>([])
-  const { outcome, run } = useAction()
-  const reload = () =>
-    run(async () => {
-      const config = await api.call('GetConfig', {})
-      // This page edits config.json: repository settings live in each repository's .svc/config.json.
-      setEntries(config.entries.filter((entry) => entry.scope !== 'repo'))
-      setWarnings(config.warnings ?? [])
+  const [projects, setProjects] = useState<Project[]>([])
+  const [repoPath, setRepoPath] = useState('')
+  const [config, setConfig] = useState<ConfigAnswer | undefined>()
+  const [generation, setGeneration] = useState(0)
+  const [assistantOpen, setAssistantOpen] = useState(false)
+  const loading = useAction()
+  const opening = useAction()
+  const scopeId = useId()
+  const reload = () => setGeneration((count) => count + 1)
+  useEffect(() => {
+    let current = true
+    void loading.run(async () => {
+      const answer = await api.call('GetConfig', repoPath ? { repo_path: repoPath } : {})
+      if (current) setConfig(answer)
     })
-  useEffect(() => void reload(), [])
-  return (
-    <section className="config">
-      <h1 className="visually-hidden">Config</h1>
-      {warnings.map((warning) => (
-        <p key={warning} className="error">
-          {warning}
-        </p>
-      ))}
-      <Outcome outcome={outcome} />
-      {CONFIG_TIER_NAMES.map((tier) => (
-        <ConfigTier key={tier} tier={tier} entries={entries.filter((entry) => entry.tier_name === tier)} saved={() => void reload()} />
-      ))}
-    </section>
+    return () => void (current = false)
+  }, [repoPath, generation])
+  useEffect(() => void loading.run(async () => setProjects((await api.call('ListProjects', {})).projects)), [])
+  // A change made elsewhere (the assistant, the command line, another page) shows here.
+  useEffect(
+    () =>
+      api.events({
+        frame: (frame) => {
+          if (frame.type === 'config.changed' || frame.type === 'hello') reload()
+        },
+      }),
+    [],
   )
-}
-
-const HEADINGS: Record<Entry['tier_name'], string> = { core: 'Core', common: 'Common', advanced: 'Advanced' }
-
-/** The keys of one tier under its heading; advanced keys start folded. */
-function ConfigTier({ tier, entries, saved }: { tier: Entry['tier_name']; entries: Entry[]; saved: () => void }) {
-  if (entries.length === 0) return null
+  const openAssistant = () =>
+    void opening.run(async () => {
+      await api.configAssistant.open()
+      setAssistantOpen(true)
+    })
+  const closeAssistant = () => {
+    setAssistantOpen(false)
+    reload()
+  }
+  const entries = config?.entries ?? []
   return (
-    <details className="config-tier" data-tier={tier} open={tier !== 'advanced'}>
-      <summary>
-        <h2>{HEADINGS[tier]}</h2>
-      </summary>
-      {entries.map((entry) => (
-        <ConfigRow key={entry.key} entry={entry} saved={saved} />
-      ))}
-    </details>
-  )
-}
-
-/** One key: its purpose, and an editor whose refusal shows beside it. */
-function ConfigRow({ entry, saved }: { entry: Entry; saved: () => void }) {
-  const [value, setValue] = useState(entry.value)
-  const { busy, outcome, run } = useAction()
-  const purposeId = useId()
-  useEffect(() => setValue(entry.value), [entry.value])
-  return (
-    <form
-      className="config-row"
-      data-key={entry.key}
-      onSubmit={(event) => {
-        event.preventDefault()
-        void run(async () => {
-          const result = await api.call('SetConfigValue', { key: entry.key, value })
-          saved()
-          return result.restart_notice ?? 'saved'
-        })
-      }}
-    >
-      <label>
-        <code>{entry.key}</code> <small>({entry.type}, default {entry.default || '""'}, applies {entry.applies})</small>
-        <input value={value} onChange={(event) => setValue(event.target.value)} aria-describedby={purposeId} />
-      </label>
-      <p className="purpose" id={purposeId}>
-        {entry.purpose}
-      </p>
-      <button type="submit" disabled={busy || value === entry.value}>
-        Save
-      </button>
-      <Outcome outcome={outcome} />
-    </form>
+    <div className={`grid gap-6 ${assistantOpen ? 'lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]' : ''}`}>
+      <section className="min-w-0" aria-labelledby="config-heading">
+        <div className="mb-4 flex flex-wrap items-center gap-3">
+          <h1 id="config-heading" className="m-0 flex-1 text-xl font-semibold">
+            Config
+          </h1>
+          {assistantOpen ? null : (
+            <button type="button" className={PRIMARY} disabled={opening.busy} onClick={openAssistant}>
+              <Bot aria-hidden className="size-4" /> {opening.busy ? 'Starting the assistant…' : 'Configure with assistant'}
+            </button>
+          )}
+        </div>
+        <Outcome outcome={opening.outcome} />
+        <div className="mb-4 flex flex-wrap items-center gap-2 text-sm">
+          <label htmlFor={scopeId} className="!m-0 font-medium">
+            Settings of
+          </label>
+          <select id={scopeId} className={FIELD} value={repoPath} onChange={(event) => setRepoPath(event.target.value)}>
+            <option value="">All repositories (config.json)</option>
+            {projects.map((project) => (
+              <option key={project.id} value={project.root}>
+                {project.root}
+              </option>
+            ))}
+          </select>
+          <span className="text-muted" data-testid="config-file">
+            {config ? (config.repo_file ?? config.path) : ''}
+          </span>
+        </div>
+        {config?.repo_trusted === false ? (
+          <p className="text-sm text-tone-attention">This repository's config names commands that are not trusted: they run once you trust it (svc projects trust).</p>
+        ) : null}
+        {(config?.warnings ?? []).map((warning) => (
+          <p key={warning} className="text-sm text-tone-attention">
+            {warning}
+          </p>
+        ))}
+        <Outcome outcome={loading.outcome} />
+        {CONFIG_TIER_NAMES.map((tier) => {
+          const inTier = entries.filter((entry) => entry.tier_name === tier)
+          return (
+            <ConfigTier key={tier} tier={tier} count={inTier.length}>
+              {inTier.map((entry) => (
+                <ConfigRow key={`${repoPath}:${entry.key}`} entry={entry} repoPath={repoPath || undefined} readOnly={readOnlyReason(entry, repoPath)} saved={reload} />
+              ))}
+            </ConfigTier>
+          )
+        })}
+      </section>
+      {assistantOpen ? (
+        <div className="min-w-0 lg:sticky lg:top-2 lg:self-start">
+          <AssistantPanel close={closeAssistant} ended={reload} />
+        </div>
+      ) : null}
+    </div>
   )
 }
