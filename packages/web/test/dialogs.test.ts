@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page, Route } from 'playwright-core'
-import { killWords, removeTaskWords } from '@svc/protocol'
+import { deleteProjectWords, killWords, removeTaskWords } from '@svc/protocol'
 import { AGENT, browserPresent, launchChromium, openSessionDaemon, session, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /**
@@ -199,5 +199,20 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
     await question.getByRole('button', { name: 'Yes, remove' }).click()
     await page.locator('[data-task=nightly]').waitFor({ state: 'detached' })
     expect((await daemon.client.call('ListTasks', {})).tasks).toEqual([])
+  })
+
+  it('asks before forgetting a project, naming the sessions it archives; Cancel keeps it', async () => {
+    const sessions = (await daemon.client.call('Snapshot', {})).instances
+    expect(sessions.length).toBeGreaterThan(0)
+    await page.goto(`${origin}/#/projects`)
+    await page.getByRole('button', { name: 'Forget' }).click()
+    const question = page.getByRole('alertdialog', { name: `Forget the project ${repo}?` })
+    const words = deleteProjectWords(repo, sessions)
+    expect(words).toContain(`Its sessions ${sessions.map((each) => each.title).join(', ')} are archived`)
+    await waitFor(async () => ((await question.innerText()).includes(words) ? true : undefined))
+    await question.getByRole('button', { name: 'Cancel' }).click()
+    await question.waitFor({ state: 'detached' })
+    expect((await daemon.client.call('ListProjects', {})).projects.map((project) => project.root)).toEqual([repo])
+    expect((await daemon.client.call('Snapshot', {})).instances.map((each) => each.liveness_name)).not.toContain('archived')
   })
 })
