@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { ago, killWords, remoteWords } from './words.js'
+import { ago, deleteProjectWords, killWords, remoteWords, removeTaskWords } from './words.js'
 
 it('says how long ago a time was in its largest whole unit, "just now" under a minute', () => {
   const now = Date.parse('2026-01-01T12:00:00Z')
@@ -30,4 +30,23 @@ it('says what a kill deletes: the worktree and branch, the checkout kept in plac
   const remote = killWords({ ...session, in_place: true, remote_host: '10.0.0.2' })
   expect(remote).toContain("its session on 10.0.0.2 is ended, the repository's delete_cmd is run")
   expect(remote).not.toContain('/src/shop')
+})
+
+it('says what removing a task stops: its schedule or its watch command', () => {
+  expect(removeTaskWords({ name: 'nightly', cron_expr: '0 3 * * *', watch_cmd: '' })).toBe(
+    'The task nightly is deleted and its schedule 0 3 * * * fires no more. Sessions it started are kept. This cannot be undone.',
+  )
+  expect(removeTaskWords({ name: 'ci', cron_expr: '', watch_cmd: 'tail -F log' })).toContain('its watch command tail -F log is stopped')
+})
+
+it("says what forgetting a project does to its sessions, and that the repository stays", () => {
+  const sessions = [
+    { title: 'otter', in_place: false, liveness_name: 'ready' },
+    { title: 'old', in_place: false, liveness_name: 'archived' },
+    { title: 'here', in_place: true, liveness_name: 'running' },
+  ]
+  expect(deleteProjectWords('/src/shop', sessions)).toBe(
+    'Its sessions otter are archived (Restore brings them back), its in-place sessions here are killed (their checkout is kept), and it leaves the project list. The repository /src/shop itself is untouched.',
+  )
+  expect(deleteProjectWords('/src/shop', [])).toBe('It has no session to archive; it leaves the project list. The repository /src/shop itself is untouched.')
 })

@@ -69,6 +69,31 @@ export function killWords(session: { path: string; branch: string; in_place: boo
   return `Its agent and tabs are stopped, ${ends}, and the session is forgotten. This cannot be undone.`
 }
 
+/** What removing a task deletes, said before it is confirmed. */
+export function removeTaskWords(task: { name: string; cron_expr: string; watch_cmd: string }): string {
+  const stops = task.cron_expr ? `its schedule ${task.cron_expr} fires no more` : `its watch command ${task.watch_cmd} is stopped`
+  return `The task ${task.name} is deleted and ${stops}. Sessions it started are kept. This cannot be undone.`
+}
+
+/**
+ * What forgetting a project does to its sessions (DeleteProject), said before it is
+ * confirmed: live worktree sessions are archived, in-place ones killed, the repository kept.
+ */
+export function deleteProjectWords(
+  root: string,
+  sessions: ReadonlyArray<{ title: string; in_place: boolean; liveness_name: string }>,
+): string {
+  const titles = (picked: typeof sessions) => picked.map((session) => session.title).join(', ')
+  const archived = sessions.filter((session) => !session.in_place && session.liveness_name !== 'archived')
+  const killed = sessions.filter((session) => session.in_place)
+  const gone = [
+    archived.length > 0 ? `its sessions ${titles(archived)} are archived (Restore brings them back)` : '',
+    killed.length > 0 ? `its in-place sessions ${titles(killed)} are killed (their checkout is kept)` : '',
+  ].filter(Boolean)
+  const leaves = gone.length > 0 ? `${gone.join(', ')}, and it leaves the project list` : 'it has no session to archive; it leaves the project list'
+  return `${leaves[0]?.toUpperCase()}${leaves.slice(1)}. The repository ${root} itself is untouched.`
+}
+
 /** A project's name for people: its checkout directory's name. */
 export function projectName(repoPath: string): string {
   return repoPath.replace(/\/+$/, '').split('/').pop() || repoPath

@@ -1,14 +1,15 @@
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
 import { fleetStore } from './fleet-store'
+import { NewSessionDialog } from './components/NewSessionDialog'
 import { Notifications } from './components/Notifications'
 import { AccountsPage } from './pages/AccountsPage'
 import { ConfigPage } from './pages/ConfigPage'
 import { FleetPage } from './pages/FleetPage'
-import { NewSessionPage } from './pages/NewSessionPage'
 import { ProjectsPage } from './pages/ProjectsPage'
 import { SessionPage } from './pages/SessionPage'
 import { TasksPage } from './pages/TasksPage'
-import { hrefOf, usePage, type Page } from './route'
+import { openNewSession, useNewSessionOpen } from './new-session'
+import { hrefOf, pageOf, usePage, type Page } from './route'
 import { ThemeMenu } from './theme/ThemeMenu'
 import { useFleet } from './use-fleet'
 
@@ -62,6 +63,7 @@ export function App() {
       </header>
       {error ? <p className="error" role="alert">{error}</p> : null}
       <main>{pageView(page)}</main>
+      <NewSessionDialog />
     </div>
   )
 }
@@ -71,7 +73,7 @@ function pageView(page: Page) {
     case 'session':
       return <SessionPage id={page.id} />
     case 'new':
-      return <NewSessionPage />
+      return <NewSessionRoute />
     case 'tasks':
       return <TasksPage />
     case 'projects':
@@ -83,4 +85,16 @@ function pageView(page: Page) {
     default:
       return <FleetPage />
   }
+}
+
+/** `#/new` opens the new-session dialog over the fleet; closing it there leaves the address for the fleet's. */
+function NewSessionRoute() {
+  const open = useNewSessionOpen()
+  const opened = useRef(false)
+  useEffect(() => {
+    if (open) opened.current = true
+    else if (!opened.current) openNewSession()
+    else if (pageOf(window.location.hash).name === 'new') window.location.replace(hrefOf({ name: 'fleet' }))
+  }, [open])
+  return <FleetPage />
 }

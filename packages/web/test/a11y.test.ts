@@ -53,9 +53,12 @@ const PAGES: Shown[] = [
     },
   },
   {
-    name: 'the new-session form',
+    name: 'the new-session dialog, open',
     hash: () => '#/new',
-    ready: async (page) => void (await waitFor(async () => ((await page.getByLabel('Title').inputValue()) !== '' ? true : undefined))),
+    ready: async (page) => {
+      const title = page.getByRole('dialog', { name: 'New session' }).getByRole('textbox', { name: 'Title' })
+      await waitFor(async () => ((await title.getAttribute('placeholder')) ? true : undefined))
+    },
   },
   {
     name: 'the tasks and the new-task form',

@@ -95,29 +95,30 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await waitFor(() => paneText(daemon.home, pane).includes('received: from the prompt box') || undefined)
   })
 
-  it("creates a session from the new-session page, with the project's default program", async () => {
+  it("creates a session from the new-session dialog, with the project's default program", async () => {
     // The repository's .svc/config.json names codex: the form offers it, not the global claude.
     await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: AGENT })
     await daemon.client.call('SetConfigValue', { repo_path: repo, key: 'default_program', value: 'codex' })
     await page.goto(`${origin}/#/new`)
-    const title = page.locator('label', { hasText: 'Title' }).locator('input')
-    await waitFor(async () => ((await title.inputValue()) !== '' ? true : undefined))
-    const program = page.locator('label', { hasText: 'Program' }).locator('select')
+    const dialog = page.getByRole('dialog', { name: 'New session' })
+    const title = dialog.locator('label', { hasText: 'Title' }).locator('input')
+    await waitFor(async () => ((await title.getAttribute('placeholder')) ? true : undefined))
+    const program = dialog.locator('label', { hasText: 'Program' }).locator('select')
     await waitFor(async () => ((await program.inputValue()) === 'codex' ? true : undefined))
     await title.fill('gamma')
-    await page.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
-    await page.getByRole('button', { name: 'Create session' }).click()
-    // The session's page, or the daemon's refusal on the form: either ends the wait, and says which.
+    await dialog.locator('label', { hasText: 'First prompt' }).locator('textarea').fill('hello gamma')
+    await dialog.getByRole('button', { name: 'Create session' }).click()
+    // The session's page, or the daemon's refusal in the dialog: either ends the wait, and says which.
     await page
       .locator('.session-head h1', { hasText: 'gamma' })
-      .or(page.locator('.new-session .error'))
+      .or(dialog.locator('.error'))
       .waitFor({ timeout: 45_000 })
       .catch(async (error: Error) => {
         // What the page and the daemon say then tells a stuck request from a page that missed the session.
         const known = (await daemon.client.call('Snapshot', {})).instances.some((s) => s.title === 'gamma')
-        throw new Error(`${error.message}\npage: ${await page.locator('main').innerText()}\ndaemon has gamma: ${known}`)
+        throw new Error(`${error.message}\npage: ${await page.locator('body').innerText()}\ndaemon has gamma: ${known}`)
       })
-    expect(await page.locator('.new-session .error').count(), await page.locator('main').innerText()).toBe(0)
+    expect(await dialog.count(), await page.locator('body').innerText()).toBe(0)
     const created = await waitForSession(daemon, 'gamma', (s) => s.liveness_name !== '')
     expect([created.repo_path, created.program]).toEqual([repo, 'codex'])
     await daemon.client.call('UnsetConfigValue', { repo_path: repo, key: 'default_program' })

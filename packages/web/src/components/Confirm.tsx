@@ -1,36 +1,28 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react'
+import { AlertDialog } from 'radix-ui'
+import { button, dangerButton, overlay, panel } from './form-styles'
 
 /**
- * A button that asks once more, saying what will happen, before it acts. The question is
- * named by its own words and puts the focus on Cancel, the harmless answer; Cancel gives
- * the focus back to the button.
+ * A button that asks once more before it acts: the question names what it acts on and
+ * `details` says exactly what goes. Cancel, the harmless answer, has the focus; Esc
+ * cancels; closing gives the focus back to the button.
  */
-export function ConfirmButton({ label, question, onConfirm }: { label: string; question: ReactNode; onConfirm: () => void }) {
-  const [asking, setAsking] = useState(false)
-  const questionId = useId()
-  const trigger = useRef<HTMLButtonElement>(null)
-  const cancelled = useRef(false)
-  useEffect(() => {
-    if (asking || !cancelled.current) return
-    cancelled.current = false
-    trigger.current?.focus()
-  }, [asking])
-  if (!asking) {
-    return (
-      <button type="button" ref={trigger} onClick={() => setAsking(true)}>
-        {label}
-      </button>
-    )
-  }
+export function ConfirmButton({ label, question, details, onConfirm }: { label: string; question: string; details: string; onConfirm: () => void }) {
   return (
-    <span className="confirm" role="alertdialog" aria-labelledby={questionId}>
-      <span id={questionId}>{question}</span>{' '}
-      <button type="button" className="danger" onClick={() => (setAsking(false), onConfirm())}>
-        Yes, {label.toLowerCase()}
-      </button>{' '}
-      <button type="button" autoFocus onClick={() => ((cancelled.current = true), setAsking(false))}>
-        Cancel
-      </button>
-    </span>
+    <AlertDialog.Root>
+      <AlertDialog.Trigger className={button}>{label}</AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className={overlay} />
+        <AlertDialog.Content className={panel}>
+          <AlertDialog.Title className="text-lg font-semibold">{question}</AlertDialog.Title>
+          <AlertDialog.Description className="mt-2 text-sm">{details}</AlertDialog.Description>
+          <div className="mt-5 flex flex-wrap justify-end gap-2">
+            <AlertDialog.Cancel className={button}>Cancel</AlertDialog.Cancel>
+            <AlertDialog.Action className={dangerButton} onClick={onConfirm}>
+              Yes, {label.toLowerCase()}
+            </AlertDialog.Action>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
   )
 }

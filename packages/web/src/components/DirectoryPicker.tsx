@@ -1,6 +1,8 @@
 import { useState } from 'react'
+import { ArrowUp, FolderGit2, Folder } from 'lucide-react'
 import type { ResponseOf } from '@svc/protocol/browser'
 import { api } from '../api'
+import { button, linkButton, primaryButton } from './form-styles'
 
 type Listing = ResponseOf<'ListDirectory'>
 
@@ -15,36 +17,41 @@ export function DirectoryPicker({ onPick }: { onPick: (path: string) => void }) 
     )
   if (!listing) {
     return (
-      <button type="button" onClick={() => open('')}>
+      <button type="button" className={linkButton} onClick={() => open('')}>
         Browse for another repository…
       </button>
     )
   }
   return (
-    <div className="directory">
-      <div>
-        <button type="button" onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
-          ..
-        </button>{' '}
-        <code>{listing.path}</code>{' '}
+    <div className="rounded-md border border-line bg-surface p-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <button type="button" className={button} onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
+          <ArrowUp aria-hidden className="size-4" />
+        </button>
+        <code className="min-w-0 flex-1 break-all text-sm">{listing.path}</code>
         {listing.is_repo ? (
-          <button type="button" onClick={() => (onPick(listing.path), setListing(undefined))}>
+          <button type="button" className={primaryButton} onClick={() => (onPick(listing.path), setListing(undefined))}>
             Use this repository
           </button>
         ) : null}
       </div>
-      <ul>
+      <ul className="mt-2 max-h-48 overflow-y-auto">
         {listing.entries.map((entry) => (
           <li key={entry.path}>
-            <button type="button" className="link" onClick={() => open(entry.path)}>
+            <button type="button" className={`${linkButton} flex w-full items-center gap-2 rounded px-1 py-0.5 hover:bg-raised`} onClick={() => open(entry.path)}>
+              {entry.is_repo ? <FolderGit2 aria-hidden className="size-4 shrink-0" /> : <Folder aria-hidden className="size-4 shrink-0" />}
               {entry.name}
               {entry.is_repo ? ' (git)' : ''}
             </button>
           </li>
         ))}
       </ul>
-      {listing.truncated ? <p>Only the first entries are shown.</p> : null}
-      {error ? <p className="error">{error}</p> : null}
+      {listing.truncated ? <p className="mt-1 text-xs text-muted">Only the first entries are shown.</p> : null}
+      {error ? (
+        <p className="mt-1 text-sm text-danger" role="alert">
+          {error}
+        </p>
+      ) : null}
     </div>
   )
 }

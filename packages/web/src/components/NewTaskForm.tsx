@@ -3,6 +3,7 @@ import { api, type Project } from '../api'
 import { schedulePreview } from '../schedule-words'
 import { useFleet } from '../use-fleet'
 import { Outcome, useAction } from '../use-action'
+import { field, hint, label, primaryButton } from './form-styles'
 
 export function NewTaskForm({ done }: { done: () => void }) {
   const { fleet } = useFleet()
@@ -21,7 +22,7 @@ export function NewTaskForm({ done }: { done: () => void }) {
   const sessions = [...fleet.sessions.values()].filter((session) => session.repo_path === form.project_path)
   return (
     <form
-      className="new-task"
+      className="new-task my-3 flex max-w-xl flex-col gap-3 rounded-lg border border-line bg-surface p-4"
       onSubmit={(event) => {
         event.preventDefault()
         void run(async () => {
@@ -33,33 +34,33 @@ export function NewTaskForm({ done }: { done: () => void }) {
         })
       }}
     >
-      <label>
+      <label className={label}>
         Name
-        <input value={form.name} onChange={set('name')} required />
+        <input className={field} value={form.name} onChange={set('name')} required />
       </label>
-      <div role="radiogroup" aria-label="runs">
-        <label>
-          <input type="radio" name="kind" checked={kind === 'cron'} onChange={() => setKind('cron')} /> on a schedule
+      <div role="radiogroup" aria-label="runs" className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+        <label className="inline-flex items-center gap-2">
+          <input type="radio" name="kind" className="accent-accent" checked={kind === 'cron'} onChange={() => setKind('cron')} /> on a schedule
         </label>
-        <label>
-          <input type="radio" name="kind" checked={kind === 'watch'} onChange={() => setKind('watch')} /> when a command prints a line
+        <label className="inline-flex items-center gap-2">
+          <input type="radio" name="kind" className="accent-accent" checked={kind === 'watch'} onChange={() => setKind('watch')} /> when a command prints a line
         </label>
       </div>
       {kind === 'cron' ? (
-        <label>
+        <label className={label}>
           Cron expression
-          <input value={form.cron_expr} onChange={set('cron_expr')} placeholder="0 9 * * 1-5" required />
-          <small data-testid="schedule-preview">{schedulePreview(form.cron_expr)}</small>
+          <input className={field} value={form.cron_expr} onChange={set('cron_expr')} placeholder="0 9 * * 1-5" required />
+          <small className={hint} data-testid="schedule-preview">{schedulePreview(form.cron_expr)}</small>
         </label>
       ) : (
-        <label>
+        <label className={label}>
           Watch command
-          <input value={form.watch_cmd} onChange={set('watch_cmd')} placeholder="tail -F build.log | grep --line-buffered FAILED" required />
+          <input className={field} value={form.watch_cmd} onChange={set('watch_cmd')} placeholder="tail -F build.log | grep --line-buffered FAILED" required />
         </label>
       )}
-      <label>
+      <label className={label}>
         Project
-        <select value={form.project_path} onChange={set('project_path')} required>
+        <select className={field} value={form.project_path} onChange={set('project_path')} required>
           {projects.map((project) => (
             <option key={project.id} value={project.root}>
               {project.root}
@@ -67,9 +68,9 @@ export function NewTaskForm({ done }: { done: () => void }) {
           ))}
         </select>
       </label>
-      <label>
+      <label className={label}>
         Session
-        <select value={form.target_session} onChange={set('target_session')}>
+        <select className={field} value={form.target_session} onChange={set('target_session')}>
           <option value="">(a new session per run)</option>
           {sessions.map((session) => (
             <option key={session.id} value={session.title}>
@@ -78,11 +79,11 @@ export function NewTaskForm({ done }: { done: () => void }) {
           ))}
         </select>
       </label>
-      <label>
+      <label className={label}>
         Prompt
-        <textarea value={form.prompt} onChange={set('prompt')} rows={2} required />
+        <textarea className={field} value={form.prompt} onChange={set('prompt')} rows={2} required />
       </label>
-      <button type="submit" disabled={busy}>
+      <button type="submit" className={`${primaryButton} self-start`} disabled={busy}>
         Add task
       </button>
       <Outcome outcome={outcome} />

@@ -75,7 +75,7 @@ export function ConfigPage() {
         </div>
         <Outcome outcome={opening.outcome} />
         <div className="mb-4 flex flex-wrap items-center gap-2 text-sm">
-          <label htmlFor={scopeId} className="!m-0 font-medium">
+          <label htmlFor={scopeId} className="font-medium">
             Settings of
           </label>
           <select id={scopeId} className={FIELD} value={repoPath} onChange={(event) => setRepoPath(event.target.value)}>

@@ -80,7 +80,8 @@ function Lifecycle({ session, bootId }: { session: Session; bootId: string }) {
       {session.can_kill ? (
         <ConfirmButton
           label="Kill"
-          question={`Kill ${session.title}? ${killWords(session)}`}
+          question={`Kill ${session.title}?`}
+          details={killWords(session)}
           onConfirm={() => void run(async () => void (await api.call('KillSession', { id: session.id })))}
         />
       ) : null}

@@ -1,3 +1,4 @@
+import { removeTaskWords } from '@svc/protocol/browser'
 import { useState } from 'react'
 import { api, type Task } from '../api'
 import { ConfirmButton } from '../components/Confirm'
@@ -66,7 +67,12 @@ function TaskRow({ task }: { task: Task }) {
             Trigger
           </button>
         ) : null}
-        <ConfirmButton label="Remove" question={`Remove the task ${task.name}?`} onConfirm={() => void run(async () => void (await api.call('RemoveTask', { id: task.id })))} />
+        <ConfirmButton
+          label="Remove"
+          question={`Remove the task ${task.name}?`}
+          details={removeTaskWords(task)}
+          onConfirm={() => void run(async () => void (await api.call('RemoveTask', { id: task.id })))}
+        />
         <Outcome outcome={outcome} />
       </td>
     </tr>
