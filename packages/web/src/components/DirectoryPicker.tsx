@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import type { ResponseOf } from '@svc/protocol/browser'
 import { api } from '../api'
+import { ui } from './ui'
 
 type Listing = ResponseOf<'ListDirectory'>
 
@@ -15,36 +16,36 @@ export function DirectoryPicker({ onPick }: { onPick: (path: string) => void }) 
     )
   if (!listing) {
     return (
-      <button type="button" onClick={() => open('')}>
+      <button type="button" className={ui.button} onClick={() => open('')}>
         Browse for another repository…
       </button>
     )
   }
   return (
-    <div className="directory">
-      <div>
-        <button type="button" onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
+    <div className={`${ui.card} space-y-2 p-3`}>
+      <div className="flex flex-wrap items-center gap-2">
+        <button type="button" className={ui.button} onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
           ..
-        </button>{' '}
-        <code>{listing.path}</code>{' '}
+        </button>
+        <code className="min-w-0 flex-1 font-mono text-sm break-all">{listing.path}</code>
         {listing.is_repo ? (
-          <button type="button" onClick={() => (onPick(listing.path), setListing(undefined))}>
+          <button type="button" className={ui.primary} onClick={() => (onPick(listing.path), setListing(undefined))}>
             Use this repository
           </button>
         ) : null}
       </div>
-      <ul>
+      <ul className="max-h-72 overflow-y-auto text-sm">
         {listing.entries.map((entry) => (
           <li key={entry.path}>
-            <button type="button" className="link" onClick={() => open(entry.path)}>
+            <button type="button" className={`${ui.link} py-0.5`} onClick={() => open(entry.path)}>
               {entry.name}
               {entry.is_repo ? ' (git)' : ''}
             </button>
           </li>
         ))}
       </ul>
-      {listing.truncated ? <p>Only the first entries are shown.</p> : null}
-      {error ? <p className="error">{error}</p> : null}
+      {listing.truncated ? <p className={ui.empty}>Only the first entries are shown.</p> : null}
+      {error ? <p className="text-sm text-danger">{error}</p> : null}
     </div>
   )
 }

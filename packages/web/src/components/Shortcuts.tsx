@@ -1,0 +1,38 @@
+import { X } from 'lucide-react'
+import { Dialog } from 'radix-ui'
+import { SHORTCUTS } from '../keyboard'
+
+/** The `?` overlay: every shortcut the page takes, as keyboard.ts defines them. */
+export function Shortcuts({ open, setOpen }: { open: boolean; setOpen: (open: boolean) => void }) {
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/50" />
+        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(32rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 rounded-lg border border-line bg-raised p-5 text-fg shadow-xl">
+          <div className="mb-3 flex items-center justify-between">
+            <Dialog.Title className="text-lg font-semibold">Keyboard shortcuts</Dialog.Title>
+            <Dialog.Close aria-label="close" className="rounded p-1 text-muted hover:text-fg">
+              <X aria-hidden className="size-4" />
+            </Dialog.Close>
+          </div>
+          <Dialog.Description className="mb-3 text-sm text-muted">Not while typing in a field, except Esc; in a terminal, only Ctrl+].</Dialog.Description>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+            {SHORTCUTS.map(([keys, what]) => (
+              <div key={what} className="contents">
+                <dt className="flex items-center gap-1 text-muted">
+                  {keys.map((key, index) => (
+                    <span key={key} className="contents">
+                      {index > 0 ? 'or' : null}
+                      <kbd className="rounded border border-line bg-surface px-1.5 font-mono text-fg">{key}</kbd>
+                    </span>
+                  ))}
+                </dt>
+                <dd>{what}</dd>
+              </div>
+            ))}
+          </dl>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  )
+}
