@@ -13,14 +13,14 @@ export const KEYS: Array<[string, string, string?]> = [
 /** Shown on touch-sized screens (below the desktop's 1024 px), where those keys are missing. */
 export function KeyRow({ send }: { send: (keys: string) => void }) {
   return (
-    <div className="flex flex-wrap gap-1 lg:hidden" role="toolbar" aria-label="terminal keys">
+    <div className="flex gap-1 lg:hidden" role="toolbar" aria-label="terminal keys">
       {KEYS.map(([label, keys, name]) => (
         <button
           key={label}
           type="button"
           onClick={() => send(keys)}
           aria-label={name}
-          className="min-h-9 min-w-10 rounded-md border border-line bg-raised px-2 font-mono text-sm text-fg active:bg-surface"
+          className="min-h-10 min-w-0 flex-1 rounded-md border border-line bg-raised px-1 font-mono text-xs text-fg active:bg-surface"
         >
           {label}
         </button>
