@@ -45,6 +45,15 @@ const PAGES: Shown[] = [
     },
   },
   {
+    name: 'the keyboard shortcuts overlay',
+    hash: () => `#/session/${sessionId}`,
+    ready: async (page) => {
+      await page.getByRole('heading', { level: 1, name: 'alpha' }).waitFor()
+      await page.keyboard.press('?')
+      await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor()
+    },
+  },
+  {
     name: 'a kill confirmation',
     hash: () => `#/session/${sessionId}`,
     ready: async (page) => {
