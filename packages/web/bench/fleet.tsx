@@ -1,11 +1,11 @@
-// The fleet page's full update, timed in the browser: every session changed at once,
+// The session rail's full update, timed in the browser: every session changed at once,
 // rendered synchronously, for a fleet of 500 and a floor of 10. `pnpm bench` (suite
 // `web`) builds this page, opens it in Chromium and reads `window.benchResult`.
 import { EMPTY_FLEET, resynced } from '@svc/protocol/browser'
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import type { Session } from '../src/api'
-import { FleetList } from '../src/pages/FleetPage'
+import { Rail } from '../src/components/Rail'
 import '../src/style.css'
 
 const UPDATES = 40
@@ -34,9 +34,9 @@ function measure(count: number): number[] {
   for (let update = 0; update < UPDATES; update++) {
     const fleet = sampleFleet(count, update)
     const started = performance.now()
-    flushSync(() => root.render(<FleetList fleet={fleet} />))
+    flushSync(() => root.render(<Rail fleet={fleet} />))
     times.push(performance.now() - started)
-    if (host.querySelectorAll('.row').length !== count) throw new Error(`rendered ${host.querySelectorAll('.row').length} rows, not ${count}`)
+    if (host.querySelectorAll('[data-session-id]').length !== count) throw new Error(`rendered ${host.querySelectorAll('[data-session-id]').length} rows, not ${count}`)
   }
   root.unmount()
   return times.slice(5)

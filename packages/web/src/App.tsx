@@ -1,90 +1,79 @@
-import { useEffect, useRef } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState, type ComponentType } from 'react'
+import { Header, NAV } from './components/Header'
+import { ReconnectingBanner } from './components/ReconnectingBanner'
+import { Shortcuts } from './components/Shortcuts'
 import { fleetStore } from './fleet-store'
-import { NewSessionDialog } from './components/NewSessionDialog'
-import { Notifications } from './components/Notifications'
-import { AccountsPage } from './pages/AccountsPage'
-import { ConfigPage } from './pages/ConfigPage'
-import { FleetPage } from './pages/FleetPage'
-import { ProjectsPage } from './pages/ProjectsPage'
-import { SessionPage } from './pages/SessionPage'
-import { TasksPage } from './pages/TasksPage'
+import { useShortcuts } from './use-shortcuts'
 import { openNewSession, useNewSessionOpen } from './new-session'
+import { FleetPage } from './pages/FleetPage'
 import { hrefOf, pageOf, usePage, type Page } from './route'
-import { ThemeMenu } from './theme/ThemeMenu'
+import { Toaster } from './toast'
 import { useFleet } from './use-fleet'
 
-const NAV: Array<[Page, string]> = [
-  [{ name: 'fleet' }, 'Fleet'],
-  [{ name: 'new' }, 'New'],
-  [{ name: 'tasks' }, 'Tasks'],
-  [{ name: 'projects' }, 'Projects'],
-  [{ name: 'accounts' }, 'Accounts'],
-  [{ name: 'config' }, 'Config'],
-]
+/** A page off the first screen: loaded when first opened, keeping the initial script small. */
+function deferred(load: () => Promise<Record<string, unknown>>, name: string) {
+  return lazy(async () => ({ default: (await load())[name] as ComponentType }))
+}
 
-const FEED_WORDS = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…' }
+const NewSessionDialog = deferred(() => import('./components/NewSessionDialog'), 'NewSessionDialog')
+
+const PAGES = {
+  tasks: deferred(() => import('./pages/TasksPage'), 'TasksPage'),
+  projects: deferred(() => import('./pages/ProjectsPage'), 'ProjectsPage'),
+  accounts: deferred(() => import('./pages/AccountsPage'), 'AccountsPage'),
+  config: deferred(() => import('./pages/ConfigPage'), 'ConfigPage'),
+}
 
 export function App() {
   const page = usePage()
   const { feed, error, fleet } = useFleet()
+  const [shortcutsShown, showShortcuts] = useState(false)
   useEffect(() => fleetStore.start(), [])
+  useShortcuts(page, () => showShortcuts(true))
   // The tab's title names the page, for a screen reader and a browser's tab list alike.
-  const pageLabel = page.name === 'session' ? fleet.sessions.get(page.id)?.title : NAV.find(([target]) => target.name === page.name)?.[1]
+  const pageLabel = page.name === 'session' ? fleet.sessions.get(page.id)?.title : page.name === 'new' ? 'New session' : NAV.find(([name]) => name === page.name)?.[1]
   useEffect(() => {
     document.title = pageLabel ? `${pageLabel} · svc` : 'svc'
   }, [pageLabel])
   return (
-    <div className="app">
-      <header>
-        <strong>svc</strong>
-        <nav aria-label="pages">
-          {NAV.map(([target, label]) => (
-            <a
-              key={label}
-              href={hrefOf(target)}
-              className={target.name === page.name ? 'current' : ''}
-              aria-current={target.name === page.name ? 'page' : undefined}
-            >
-              {label}
-              {target.name === 'fleet' && fleet.attention.size > 0 ? (
-                <span className="badge">
-                  {fleet.attention.size}
-                  <span className="visually-hidden"> need you</span>
-                </span>
-              ) : null}
-            </a>
-          ))}
-        </nav>
-        <span className={`feed feed-${feed}`} data-testid="feed" role="status">
-          {FEED_WORDS[feed]}
-        </span>
-        <Notifications />
-        <ThemeMenu />
-      </header>
-      {error ? <p className="error" role="alert">{error}</p> : null}
-      <main>{pageView(page)}</main>
-      <NewSessionDialog />
+    <div className="flex h-dvh flex-col bg-bg text-fg">
+      <Header page={page} fleet={fleet} feed={feed} showShortcuts={() => showShortcuts(true)} />
+      <ReconnectingBanner feed={feed} />
+      {error ? (
+        <p className="border-b border-line px-3 py-1.5 text-sm text-danger" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <main className={`min-h-0 flex-1 ${page.name === 'fleet' || page.name === 'session' ? '' : 'overflow-y-auto'}`}>{pageView(page)}</main>
+      <NewSessionHost />
+      <Shortcuts open={shortcutsShown} setOpen={showShortcuts} />
+      <Toaster />
     </div>
   )
 }
 
 function pageView(page: Page) {
-  switch (page.name) {
-    case 'session':
-      return <SessionPage id={page.id} />
-    case 'new':
-      return <NewSessionRoute />
-    case 'tasks':
-      return <TasksPage />
-    case 'projects':
-      return <ProjectsPage />
-    case 'accounts':
-      return <AccountsPage />
-    case 'config':
-      return <ConfigPage />
-    default:
-      return <FleetPage />
-  }
+  if (page.name === 'fleet' || page.name === 'session') return <FleetPage selected={page.name === 'session' ? page.id : undefined} />
+  if (page.name === 'new') return <NewSessionRoute />
+  const Shown = PAGES[page.name]
+  return (
+    <Suspense fallback={<p className="p-4 text-sm text-muted">Loading…</p>}>
+      <Shown />
+    </Suspense>
+  )
+}
+
+/** The new-session dialog, loaded when first asked for (`n`, the header's button, `#/new`). */
+function NewSessionHost() {
+  const open = useNewSessionOpen()
+  // Kept mounted once loaded, so it closes as it opens rather than vanishing.
+  const [asked, setAsked] = useState(false)
+  if (open && !asked) setAsked(true)
+  return asked ? (
+    <Suspense fallback={null}>
+      <NewSessionDialog />
+    </Suspense>
+  ) : null
 }
 
 /** `#/new` opens the new-session dialog over the fleet; closing it there leaves the address for the fleet's. */
@@ -96,5 +85,5 @@ function NewSessionRoute() {
     else if (!opened.current) openNewSession()
     else if (pageOf(window.location.hash).name === 'new') window.location.replace(hrefOf({ name: 'fleet' }))
   }, [open])
-  return <FleetPage />
+  return <FleetPage selected={undefined} />
 }

@@ -1,17 +1,23 @@
 import { useState } from 'react'
+import { raiseToast } from './toast'
 
-/** Runs daemon calls from a page: the last outcome (or the daemon's refusal) to show, and whether one is running. */
+/**
+ * Runs daemon calls from a page: the last outcome (or the daemon's refusal) to show, and
+ * whether one is running. Every outcome is raised as a toast too, so it is seen even when
+ * the line beside the control is out of view.
+ */
 export function useAction() {
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>()
+  const show = (shown: { ok: boolean; text: string }) => (setOutcome(shown), raiseToast(shown))
   async function run(work: () => Promise<string | void>): Promise<void> {
     setBusy(true)
     setOutcome(undefined)
     try {
       const text = await work()
-      if (text) setOutcome({ ok: true, text })
+      if (text) show({ ok: true, text })
     } catch (error) {
-      setOutcome({ ok: false, text: (error as Error).message })
+      show({ ok: false, text: (error as Error).message })
     } finally {
       setBusy(false)
     }
@@ -19,16 +25,8 @@ export function useAction() {
   return { busy, outcome, run }
 }
 
-/** The outcome in words, announced as it appears: a refusal at once, a success politely. */
+/** The outcome in words beside the control; the toast is the one announced. */
 export function Outcome({ outcome }: { outcome: { ok: boolean; text: string } | undefined }) {
   if (!outcome) return null
-  return outcome.ok ? (
-    <p className="ok" role="status">
-      {outcome.text}
-    </p>
-  ) : (
-    <p className="error" role="alert">
-      {outcome.text}
-    </p>
-  )
+  return <p className={outcome.ok ? 'ok text-sm text-tone-running' : 'error text-sm text-danger'}>{outcome.text}</p>
 }

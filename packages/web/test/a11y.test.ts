@@ -40,8 +40,17 @@ const PAGES: Shown[] = [
     name: 'a session and its terminal',
     hash: () => `#/session/${sessionId}`,
     ready: async (page) => {
-      await page.locator('.session-head h1', { hasText: 'alpha' }).waitFor()
+      await page.getByRole('heading', { level: 1, name: 'alpha' }).waitFor()
       await waitFor(async () => (await page.locator('.xterm-rows').innerText()).includes('fake-agent ready') || undefined)
+    },
+  },
+  {
+    name: 'the keyboard shortcuts overlay',
+    hash: () => `#/session/${sessionId}`,
+    ready: async (page) => {
+      await page.getByRole('heading', { level: 1, name: 'alpha' }).waitFor()
+      await page.keyboard.press('?')
+      await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor()
     },
   },
   {
@@ -100,7 +109,7 @@ const PAGES: Shown[] = [
     name: 'the projects and the directory browser',
     hash: () => '#/projects',
     ready: async (page) => {
-      await page.locator('.projects code').first().waitFor()
+      await page.locator('[data-project] code').first().waitFor()
       await page.getByRole('button', { name: /^Browse/ }).click()
       await page.getByRole('button', { name: 'parent directory' }).waitFor()
     },
@@ -172,7 +181,7 @@ describe.skipIf(!present)('the web UI audited for accessibility', { timeout: 60_
           expect(focused.style, `${focused.name} focused`).not.toBe('none')
           expect(parseFloat(focused.width), `${focused.name} focused`).toBeGreaterThanOrEqual(2)
         }
-        expect(reached.slice(0, 3)).toEqual(['Fleet', 'New', 'Tasks'])
+        expect(reached.slice(0, 3)).toEqual(['svc', 'Sessions', 'Tasks'])
       })
     })
   }

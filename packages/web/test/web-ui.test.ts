@@ -88,9 +88,9 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
   })
 
   it('sends a prompt and shows its delivery status', async () => {
-    await page.locator('.prompt textarea').fill('from the prompt box')
-    await page.locator('.prompt button[type=submit]').click()
-    await page.locator('.prompt .ok', { hasText: /^Prompt / }).waitFor()
+    await page.getByRole('textbox', { name: 'prompt for alpha' }).fill('from the prompt box')
+    await page.locator('[data-testid=prompt]').getByRole('button', { name: 'Send' }).click()
+    await page.locator('[data-testid=prompt] .ok', { hasText: /^Prompt / }).waitFor()
     const pane = (await session(daemon, 'alpha')).tabs[0]?.tmux_name as string
     await waitFor(() => paneText(daemon.home, pane).includes('received: from the prompt box') || undefined)
   })
@@ -110,7 +110,7 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await dialog.getByRole('button', { name: 'Create session' }).click()
     // The session's page, or the daemon's refusal in the dialog: either ends the wait, and says which.
     await page
-      .locator('.session-head h1', { hasText: 'gamma' })
+      .getByRole('heading', { level: 1, name: 'gamma' })
       .or(dialog.locator('.error'))
       .waitFor({ timeout: 45_000 })
       .catch(async (error: Error) => {
@@ -147,7 +147,7 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await daemon.client.call('CreateTab', { title: 'alpha', kind: 'web', name: 'app', port })
     const alpha = await session(daemon, 'alpha')
     await page.goto(`${origin}/#/session/${alpha.id}`)
-    await page.locator('.tabs button', { hasText: 'app' }).click()
+    await page.getByRole('tab', { name: 'app' }).click()
     await page.frameLocator('[data-testid=web-tab]').locator('h1', { hasText: 'the dev server' }).waitFor()
   })
 
@@ -199,18 +199,18 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     // beta works on a prompt and settles: it needs the user.
     await daemon.client.call('SendPrompt', { title: 'beta', prompt: 'work then wait' })
     const row = page.locator('[data-session=beta]')
-    await row.locator('.badge.attention', { hasText: 'needs you' }).waitFor({ timeout: 30_000 })
-    await page.locator('nav .badge', { hasText: /^[1-9]/ }).waitFor()
+    await row.locator('[data-attention]', { hasText: 'needs you' }).waitFor({ timeout: 30_000 })
+    await page.locator('[data-testid=needs-you]', { hasText: /^[1-9]\d* needs? you$/ }).waitFor()
     await waitFor(async () => {
       const raised = await background.evaluate<string[]>('window.raised')
       return raised.includes('svc: beta finished working') || undefined
     })
     // Opening it is seeing it.
     await row.click()
-    await page.locator('.session-head h1', { hasText: 'beta' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: 'beta' }).waitFor()
     await page.goto(`${origin}/#/`)
     await page.locator('[data-session=beta]').waitFor()
-    expect(await page.locator('[data-session=beta] .badge.attention').count()).toBe(0)
+    expect(await page.locator('[data-session=beta] [data-attention]').count()).toBe(0)
     await background.close()
   })
 
@@ -219,13 +219,13 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await daemon.client.call('SendPrompt', { title: 'beta', prompt: '/busy 60' })
     const beta = await waitForSession(daemon, 'beta', (s) => s.liveness_name === 'running')
     await page.goto(`${origin}/#/session/${beta.id}`)
-    await page.locator('.session-head .state', { hasText: 'running' }).waitFor()
-    const handoff = page.locator('.handoff')
+    await page.locator('[data-session-pane] [data-state=running]').waitFor()
+    const handoff = page.locator('[data-testid=handoff]')
     await handoff.getByLabel('hand off to').selectOption('codex')
     await handoff.getByRole('button', { name: 'Hand off' }).click()
     await handoff.locator('.ok', { hasText: 'handed off to codex' }).waitFor()
     expect((await session(daemon, 'beta')).tabs[0]?.handoffs?.map((entry) => [entry.from.program, entry.to.program])).toEqual([['claude', 'codex']])
-    await page.locator('.session-head .meta', { hasText: 'codex' }).waitFor()
+    await page.locator('[data-testid=session-meta]', { hasText: 'codex' }).waitFor()
   })
 
   it('fits a phone: the session terminal and the key row at 390×844', async () => {
@@ -251,9 +251,13 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
     await feed.filter({ hasText: 'live' }).waitFor()
     await daemon.stop()
     await feed.filter({ hasText: 'reconnecting' }).waitFor()
+    // A banner says so at the top, in a live region, and goes once the feed is back.
+    const banner = page.getByRole('status').filter({ hasText: 'Reconnecting to the daemon…' })
+    await banner.waitFor()
     // Back on the same address (the login cookie holds); the sessions ran on in tmux meanwhile.
     daemon = await startSessionDaemon({ home: daemon.home, settings: { network: { listen_addr: origin.replace('http://', '') } } })
     await feed.filter({ hasText: 'live' }).waitFor({ timeout: 30_000 })
+    await banner.waitFor({ state: 'detached' })
     await daemon.client.call('CreateSession', { repo_path: repo, title: 'after-restart', program: 'claude' })
     await page.locator('[data-session=after-restart]').waitFor()
     expect(await page.locator('[data-session=alpha]').count()).toBe(1)
@@ -281,12 +285,12 @@ describe.skipIf(!present)(`a hook session in the web UI, its agent server ${plac
     const remotePage = await context.newPage()
     await remotePage.goto(`http://${addr}/?token=${token}`)
     const row = remotePage.locator('[data-session=web-hook]')
-    await row.locator('.remote', { hasText: `on ${world.place.address}` }).waitFor()
-    expect(await row.locator('.remote.unreachable').count()).toBe(0)
+    await row.locator('[data-remote=reachable]', { hasText: `on ${world.place.address}` }).waitFor()
+    expect(await row.locator('[data-remote=unreachable]').count()).toBe(0)
 
     // Its terminal is the remote pane, through the home daemon's stream.
     await row.click()
-    await remotePage.locator('.session-head .meta', { hasText: `on ${world.place.address}` }).waitFor()
+    await remotePage.locator('[data-testid=session-meta]', { hasText: `on ${world.place.address}` }).waitFor()
     await waitFor(async () => (await terminalText(remotePage)).includes('fake-agent ready') || undefined, 30_000)
     await remotePage.locator('.xterm-helper-textarea').focus()
     await remotePage.keyboard.type('typed to the remote\r')

@@ -1,5 +1,5 @@
 import { AlertDialog } from 'radix-ui'
-import { button, dangerButton, overlay, panel } from './form-styles'
+import { ui } from './ui'
 
 /**
  * A button that asks once more before it acts: the question names what it acts on and
@@ -9,15 +9,15 @@ import { button, dangerButton, overlay, panel } from './form-styles'
 export function ConfirmButton({ label, question, details, onConfirm }: { label: string; question: string; details: string; onConfirm: () => void }) {
   return (
     <AlertDialog.Root>
-      <AlertDialog.Trigger className={button}>{label}</AlertDialog.Trigger>
+      <AlertDialog.Trigger className={ui.button}>{label}</AlertDialog.Trigger>
       <AlertDialog.Portal>
-        <AlertDialog.Overlay className={overlay} />
-        <AlertDialog.Content className={panel}>
+        <AlertDialog.Overlay className={ui.overlay} />
+        <AlertDialog.Content className={ui.panel}>
           <AlertDialog.Title className="text-lg font-semibold">{question}</AlertDialog.Title>
           <AlertDialog.Description className="mt-2 text-sm">{details}</AlertDialog.Description>
           <div className="mt-5 flex flex-wrap justify-end gap-2">
-            <AlertDialog.Cancel className={button}>Cancel</AlertDialog.Cancel>
-            <AlertDialog.Action className={dangerButton} onClick={onConfirm}>
+            <AlertDialog.Cancel className={ui.button}>Cancel</AlertDialog.Cancel>
+            <AlertDialog.Action className={ui.danger} onClick={onConfirm}>
               Yes, {label.toLowerCase()}
             </AlertDialog.Action>
           </div>

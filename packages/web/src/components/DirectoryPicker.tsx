@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { ArrowUp, FolderGit2, Folder } from 'lucide-react'
 import type { ResponseOf } from '@svc/protocol/browser'
 import { api } from '../api'
-import { button, linkButton, primaryButton } from './form-styles'
+import { ui } from './ui'
 
 type Listing = ResponseOf<'ListDirectory'>
 
@@ -17,20 +17,20 @@ export function DirectoryPicker({ onPick }: { onPick: (path: string) => void }) 
     )
   if (!listing) {
     return (
-      <button type="button" className={linkButton} onClick={() => open('')}>
+      <button type="button" className={ui.link} onClick={() => open('')}>
         Browse for another repository…
       </button>
     )
   }
   return (
-    <div className="rounded-md border border-line bg-surface p-2">
+    <div className={`${ui.card} p-2`}>
       <div className="flex flex-wrap items-center gap-2">
-        <button type="button" className={button} onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
+        <button type="button" className={ui.button} onClick={() => open(listing.parent)} disabled={!listing.parent} aria-label="parent directory">
           <ArrowUp aria-hidden className="size-4" />
         </button>
         <code className="min-w-0 flex-1 break-all text-sm">{listing.path}</code>
         {listing.is_repo ? (
-          <button type="button" className={primaryButton} onClick={() => (onPick(listing.path), setListing(undefined))}>
+          <button type="button" className={ui.primary} onClick={() => (onPick(listing.path), setListing(undefined))}>
             Use this repository
           </button>
         ) : null}
@@ -38,7 +38,7 @@ export function DirectoryPicker({ onPick }: { onPick: (path: string) => void }) 
       <ul className="mt-2 max-h-48 overflow-y-auto">
         {listing.entries.map((entry) => (
           <li key={entry.path}>
-            <button type="button" className={`${linkButton} flex w-full items-center gap-2 rounded px-1 py-0.5 hover:bg-raised`} onClick={() => open(entry.path)}>
+            <button type="button" className={`${ui.link} flex w-full items-center gap-2 rounded px-1 py-0.5 hover:bg-raised`} onClick={() => open(entry.path)}>
               {entry.is_repo ? <FolderGit2 aria-hidden className="size-4 shrink-0" /> : <Folder aria-hidden className="size-4 shrink-0" />}
               {entry.name}
               {entry.is_repo ? ' (git)' : ''}

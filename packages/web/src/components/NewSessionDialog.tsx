@@ -5,7 +5,7 @@ import { closeNewSession, openNewSession, useNewSessionOpen } from '../new-sessi
 import { hrefOf } from '../route'
 import { Outcome, useAction } from '../use-action'
 import { DirectoryPicker } from './DirectoryPicker'
-import { button, field, hint, label, overlay, panel, primaryButton } from './form-styles'
+import { ui } from './ui'
 
 /** The new-session dialog, rendered once at the root; `openNewSession()` shows it. */
 export function NewSessionDialog() {
@@ -13,8 +13,8 @@ export function NewSessionDialog() {
   return (
     <Dialog.Root open={open} onOpenChange={(next) => (next ? openNewSession() : closeNewSession())}>
       <Dialog.Portal>
-        <Dialog.Overlay className={overlay} />
-        <Dialog.Content className={panel}>
+        <Dialog.Overlay className={ui.overlay} />
+        <Dialog.Content className={ui.panel}>
           <Dialog.Title className="text-lg font-semibold">New session</Dialog.Title>
           <Dialog.Description className="mt-1 text-sm text-muted">An agent in its own worktree and branch of the project.</Dialog.Description>
           {/* Inside the content: each opening starts a fresh form and fetches a fresh suggestion. */}
@@ -82,9 +82,9 @@ function NewSessionForm() {
         })
       }}
     >
-      <label className={label}>
+      <label className={ui.label}>
         Project
-        <select className={field} value={form.repo_path} onChange={set('repo_path')}>
+        <select className={ui.blockField} value={form.repo_path} onChange={set('repo_path')}>
           {projects.map((project) => (
             <option key={project.id} value={project.root}>
               {project.root}
@@ -95,18 +95,18 @@ function NewSessionForm() {
       </label>
       <DirectoryPicker onPick={(path) => setForm((current) => ({ ...current, repo_path: path }))} />
       <div>
-        <label className={label}>
+        <label className={ui.label}>
           Title
-          <input className={field} value={form.title} onChange={set('title')} placeholder={suggested} aria-describedby={titleHint} autoComplete="off" />
+          <input className={ui.blockField} value={form.title} onChange={set('title')} placeholder={suggested} aria-describedby={titleHint} autoComplete="off" />
         </label>
-        <p id={titleHint} className={hint}>
+        <p id={titleHint} className={ui.hint}>
           {suggested ? `Left empty, the session is named ${suggested}.` : 'Left empty, the daemon names the session.'}
         </p>
       </div>
-      <label className={label}>
+      <label className={ui.label}>
         Program
         <select
-          className={field}
+          className={ui.blockField}
           value={program}
           onChange={set('program')}
         >
@@ -118,9 +118,9 @@ function NewSessionForm() {
           ))}
         </select>
       </label>
-      <label className={label}>
+      <label className={ui.label}>
         Account
-        <select className={field} value={form.account} onChange={set('account')}>
+        <select className={ui.blockField} value={form.account} onChange={set('account')}>
           <option value="">(the agent's own login)</option>
           {accounts
             .filter((account) => account.agent === program)
@@ -131,16 +131,16 @@ function NewSessionForm() {
             ))}
         </select>
       </label>
-      <label className={label}>
+      <label className={ui.label}>
         First prompt
-        <textarea className={field} value={form.prompt} onChange={set('prompt')} rows={3} />
+        <textarea className={ui.blockField} value={form.prompt} onChange={set('prompt')} rows={3} />
       </label>
       <Outcome outcome={outcome} />
       <div className="flex flex-wrap justify-end gap-2">
-        <Dialog.Close className={button} type="button">
+        <Dialog.Close className={ui.button} type="button">
           Cancel
         </Dialog.Close>
-        <button type="submit" className={primaryButton} disabled={busy || !form.repo_path}>
+        <button type="submit" className={ui.primary} disabled={busy || !form.repo_path}>
           Create session
         </button>
       </div>

@@ -3,7 +3,7 @@ import { api, type Project } from '../api'
 import { schedulePreview } from '../schedule-words'
 import { useFleet } from '../use-fleet'
 import { Outcome, useAction } from '../use-action'
-import { field, hint, label, primaryButton } from './form-styles'
+import { ui } from './ui'
 
 export function NewTaskForm({ done }: { done: () => void }) {
   const { fleet } = useFleet()
@@ -34,9 +34,9 @@ export function NewTaskForm({ done }: { done: () => void }) {
         })
       }}
     >
-      <label className={label}>
+      <label className={ui.label}>
         Name
-        <input className={field} value={form.name} onChange={set('name')} required />
+        <input className={ui.blockField} value={form.name} onChange={set('name')} required />
       </label>
       <div role="radiogroup" aria-label="runs" className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <label className="inline-flex items-center gap-2">
@@ -47,20 +47,20 @@ export function NewTaskForm({ done }: { done: () => void }) {
         </label>
       </div>
       {kind === 'cron' ? (
-        <label className={label}>
+        <label className={ui.label}>
           Cron expression
-          <input className={field} value={form.cron_expr} onChange={set('cron_expr')} placeholder="0 9 * * 1-5" required />
-          <small className={hint} data-testid="schedule-preview">{schedulePreview(form.cron_expr)}</small>
+          <input className={ui.blockField} value={form.cron_expr} onChange={set('cron_expr')} placeholder="0 9 * * 1-5" required />
+          <small className={ui.hint} data-testid="schedule-preview">{schedulePreview(form.cron_expr)}</small>
         </label>
       ) : (
-        <label className={label}>
+        <label className={ui.label}>
           Watch command
-          <input className={field} value={form.watch_cmd} onChange={set('watch_cmd')} placeholder="tail -F build.log | grep --line-buffered FAILED" required />
+          <input className={ui.blockField} value={form.watch_cmd} onChange={set('watch_cmd')} placeholder="tail -F build.log | grep --line-buffered FAILED" required />
         </label>
       )}
-      <label className={label}>
+      <label className={ui.label}>
         Project
-        <select className={field} value={form.project_path} onChange={set('project_path')} required>
+        <select className={ui.blockField} value={form.project_path} onChange={set('project_path')} required>
           {projects.map((project) => (
             <option key={project.id} value={project.root}>
               {project.root}
@@ -68,9 +68,9 @@ export function NewTaskForm({ done }: { done: () => void }) {
           ))}
         </select>
       </label>
-      <label className={label}>
+      <label className={ui.label}>
         Session
-        <select className={field} value={form.target_session} onChange={set('target_session')}>
+        <select className={ui.blockField} value={form.target_session} onChange={set('target_session')}>
           <option value="">(a new session per run)</option>
           {sessions.map((session) => (
             <option key={session.id} value={session.title}>
@@ -79,11 +79,11 @@ export function NewTaskForm({ done }: { done: () => void }) {
           ))}
         </select>
       </label>
-      <label className={label}>
+      <label className={ui.label}>
         Prompt
-        <textarea className={field} value={form.prompt} onChange={set('prompt')} rows={2} required />
+        <textarea className={ui.blockField} value={form.prompt} onChange={set('prompt')} rows={2} required />
       </label>
-      <button type="submit" className={`${primaryButton} self-start`} disabled={busy}>
+      <button type="submit" className={`${ui.primary} self-start`} disabled={busy}>
         Add task
       </button>
       <Outcome outcome={outcome} />

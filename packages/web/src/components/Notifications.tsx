@@ -1,5 +1,7 @@
+import { Bell } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import { fleetStore } from '../fleet-store'
+import { ui } from './ui'
 
 const REASON_WORDS: Record<string, string> = {
   settled: 'finished working',
@@ -20,8 +22,9 @@ export function Notifications() {
   }, [supported])
   if (!supported || permission !== 'default') return null
   return (
-    <button type="button" onClick={() => void Notification.requestPermission().then(setPermission)}>
-      Notify me
+    <button type="button" className={ui.button} onClick={() => void Notification.requestPermission().then(setPermission)}>
+      <Bell aria-hidden className="size-4" />
+      <span className="max-sm:sr-only">Notify me</span>
     </button>
   )
 }

@@ -18,26 +18,29 @@ const base = {
   last_pane_churn_at: new Date(Date.now() - 4 * 60_000).toISOString(),
 } as Session
 
-it('shows the title, state, idle reason in words, program, branch and the age of the last pane change, linking to the session', () => {
+it('shows the title, state word in its tone, idle reason in words, program, branch and the age of the last pane change, linking to the session', () => {
   const { container, getByText } = render(<SessionRow session={{ ...base, idle_reason: 'prompt-not-delivered' }} attention={undefined} />)
   expect(getByText('fix-parser')).toBeTruthy()
+  expect(getByText('ready').className).toContain('text-tone-ready')
   expect(getByText('waiting: prompt not delivered')).toBeTruthy()
   expect(getByText('agent/fix-parser')).toBeTruthy()
   expect(getByText('4m')).toBeTruthy()
   expect(container.querySelector('a')?.getAttribute('href')).toBe('#/session/s1')
+  expect(container.querySelector('a')?.hasAttribute('aria-current')).toBe(false)
   expect(container.textContent).not.toContain('needs you')
 })
 
-it('badges a session that needs the user', () => {
-  const { getByText } = render(<SessionRow session={base} attention="settled" />)
+it('badges a session that needs the user, and marks the selected one as current', () => {
+  const { getByText, container } = render(<SessionRow session={base} attention="settled" selected />)
   expect(getByText('needs you')).toBeTruthy()
+  expect(container.querySelector('a')?.getAttribute('aria-current')).toBe('page')
 })
 
 it('says where a hook session runs beside its program, and marks it unreachable while its remote does not answer', () => {
   const remote = { ...base, backend: 'hook', remote_host: '10.0.0.2' }
   const { container, rerender } = render(<SessionRow session={remote} attention={undefined} />)
-  expect(container.querySelector('.program')?.textContent).toBe('claude on 10.0.0.2')
-  expect(container.querySelector('.remote.unreachable')).toBeNull()
+  expect(container.querySelector('[data-remote]')?.parentElement?.textContent).toBe('claude on 10.0.0.2')
+  expect(container.querySelector('[data-remote=unreachable]')).toBeNull()
   rerender(<SessionRow session={{ ...remote, remote_unreachable: true }} attention={undefined} />)
-  expect(container.querySelector('.remote.unreachable')?.textContent).toBe(' on 10.0.0.2, unreachable')
+  expect(container.querySelector('[data-remote=unreachable]')?.textContent).toBe(' on 10.0.0.2, unreachable')
 })

@@ -1,35 +1,40 @@
 import { age, idleWords, remoteWords } from '@svc/protocol/browser'
 import type { Session } from '../api'
 import { hrefOf } from '../route'
+import { NeedsYou, StateMark } from './StateMark'
 
-const GLYPHS: Record<string, string> = {
-  running: '●',
-  ready: '○',
-  'limit-reached': '◐',
-  lost: '?',
-  dead: '✕',
-  archived: '▫',
-}
-
-export function SessionRow({ session, attention }: { session: Session; attention: string | undefined }) {
-  const state = session.liveness_name || session.status_name
+/** A session in the rail: its state, title, why it idles, what runs it and where; a link selecting it. */
+export function SessionRow({ session, attention, selected = false }: { session: Session; attention: string | undefined; selected?: boolean }) {
+  const reason = idleWords(session)
   return (
-    <a className={`row state-${state}`} href={hrefOf({ name: 'session', id: session.id })} data-session={session.title}>
-      <span className="glyph" aria-hidden>
-        {GLYPHS[state] ?? '·'}
+    <a
+      href={hrefOf({ name: 'session', id: session.id })}
+      data-session={session.title}
+      data-session-id={session.id}
+      aria-current={selected ? 'page' : undefined}
+      className={`block rounded-md border-l-4 px-2 py-1.5 text-fg no-underline hover:bg-raised ${selected ? 'border-accent bg-raised' : 'border-transparent'}`}
+    >
+      <span className="flex items-center gap-2">
+        <span className="min-w-0 flex-1 truncate font-medium">{session.title}</span>
+        {attention ? <NeedsYou /> : null}
+        <span className="shrink-0 text-xs text-muted">{age(session.last_pane_churn_at, Date.now())}</span>
       </span>
-      <span className="title">
-        {session.title}
-        {attention ? <span className="badge attention">needs you</span> : null}
+      <span className="flex flex-wrap items-center gap-x-2 text-xs">
+        <StateMark session={session} />
+        {reason ? <span className="text-muted">{reason}</span> : null}
       </span>
-      <span className="state">{state}</span>
-      <span className="reason">{idleWords(session)}</span>
-      <span className="program">
-        {session.program}
-        {session.remote_host !== undefined ? <span className={session.remote_unreachable ? 'remote unreachable' : 'remote'}> {remoteWords(session)}</span> : null}
+      <span className="flex gap-2 truncate text-xs text-muted">
+        <span>
+          {session.program}
+          {session.remote_host !== undefined ? (
+            <span data-remote={session.remote_unreachable ? 'unreachable' : 'reachable'} className={session.remote_unreachable ? 'text-tone-lost' : ''}>
+              {' '}
+              {remoteWords(session)}
+            </span>
+          ) : null}
+        </span>
+        <span className="truncate">{session.branch}</span>
       </span>
-      <span className="branch">{session.branch}</span>
-      <span className="age">{age(session.last_pane_churn_at, Date.now())}</span>
     </a>
   )
 }

@@ -1,9 +1,11 @@
 import { streamPath, webtabPath } from '@svc/protocol/browser'
 import { useEffect, useState } from 'react'
 import { api, type Session } from '../api'
-import { TerminalView } from './TerminalView'
+import { Terminal } from './Terminal'
 
 type Tab = Session['tabs'][number]
+
+const FRAME = 'min-h-64 w-full flex-1 rounded-md border border-line bg-white'
 
 /**
  * A URL the browser would still send to its own machine after canonicalizing it: never
@@ -23,13 +25,13 @@ export function reachesViewerLoopback(url: string): boolean {
 export function TabView({ session, tab }: { session: Session; tab: Tab }) {
   if (tab.kind_name === 'web' || tab.kind_name === 'editor') {
     if (tab.web_proxied === false) {
-      if (!tab.url || reachesViewerLoopback(tab.url)) return <p className="error">This tab's address ({tab.url}) is not proxied and would open on your own machine: not shown.</p>
-      return <iframe className="web-tab" title={tab.name} src={tab.url} />
+      if (!tab.url || reachesViewerLoopback(tab.url)) return <p className="text-sm text-danger">This tab's address ({tab.url}) is not proxied and would open on your own machine: not shown.</p>
+      return <iframe className={FRAME} title={tab.name} src={tab.url} />
     }
     return <ProxiedTab session={session} tab={tab} />
   }
   return (
-    <TerminalView
+    <Terminal
       key={tab.id ?? tab.name}
       label={`${session.title}: ${tab.name} terminal`}
       path={(since) => streamPath(session.id, { ...(tab.id ? { tabId: tab.id } : {}), ...(since === undefined ? {} : { since }) })}
@@ -54,5 +56,5 @@ function ProxiedTab({ session, tab }: { session: Session; tab: Tab }) {
       () => setSrc(mirror),
     )
   }, [session.id, tab.id, mirror])
-  return src === undefined ? null : <iframe className="web-tab" title={tab.name} src={src} data-testid="web-tab" />
+  return src === undefined ? null : <iframe className={FRAME} title={tab.name} src={src} data-testid="web-tab" />
 }

@@ -1,8 +1,10 @@
 import { FitAddon } from '@xterm/addon-fit'
 import { Terminal } from '@xterm/xterm'
+import '@xterm/xterm/css/xterm.css'
 import { useEffect, useRef } from 'react'
 import type { BrowserTerminal } from '@svc/protocol/browser'
 import { api } from '../api'
+import { leavesTerminal } from '../keyboard'
 import { TERMINAL_PALETTES } from '../theme/terminal-palette'
 import { useTheme } from '../theme/theme'
 import { KeyRow } from './KeyRow'
@@ -10,7 +12,7 @@ import { KeyRow } from './KeyRow'
 /** Tries, a second apart, before a terminal that never opened is given up on. */
 const NEVER_OPENED_TRIES = 5
 
-interface TerminalProps {
+export interface TerminalProps {
   /** The terminal's accessible name: whose terminal it is. */
   label: string
   /** The plane's path, replaying from `since` when given (`streamPath`, `loginStreamPath`). */
@@ -44,6 +46,8 @@ export function TerminalView({ label, path, endedText, unavailableText, ended: o
     terminal.current = term
     const fit = new FitAddon()
     term.loadAddon(fit)
+    // Ctrl+] is the page's, not the agent's: it goes on to the shortcuts (keyboard.ts) and leaves the terminal.
+    term.attachCustomKeyEventHandler((event) => !leavesTerminal(event))
     term.open(host.current as HTMLDivElement)
     fit.fit()
     let cursor: bigint | undefined
@@ -101,8 +105,11 @@ export function TerminalView({ label, path, endedText, unavailableText, ended: o
     host.current?.querySelector('.xterm-helper-textarea')?.setAttribute('aria-label', label)
   }, [source, label])
   return (
-    <div className="terminal">
-      <div className="xterm-host" ref={host} data-testid="terminal" role="group" aria-label={label} />
+    <div className="flex min-h-0 flex-1 flex-col gap-1">
+      {/* The frame pads; the host inside has no padding or border, so xterm's fit measures its real size. */}
+      <div className="flex min-h-48 flex-1 rounded-md border border-line bg-bg p-1">
+        <div className="xterm-host min-w-0 flex-1 overflow-hidden" ref={host} data-testid="terminal" role="group" aria-label={label} />
+      </div>
       <KeyRow send={(keys) => link.current?.input(keys)} />
     </div>
   )
