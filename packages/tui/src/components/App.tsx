@@ -9,9 +9,9 @@ import { Dialogs, fillsScreen } from './Dialogs.js'
 import type { Notice } from './Header.js'
 import { KeyRoot } from './KeyRoot.js'
 import { bodyHeight, Screen } from './Screen.js'
-import { usePreview } from './usePreview.js'
-import { useRefState } from './useRefState.js'
-import { useTerminalSize } from './useTerminalSize.js'
+import { usePreview } from './use-preview.js'
+import { useRefState } from './use-ref-state.js'
+import { useTerminalSize } from './use-terminal-size.js'
 
 /**
  * Why the screen closed: the person quit, or it lends the terminal and comes back: to tmux

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink'
 import { useDialogKeys } from './KeyRoot.js'
-import { useRefState } from './useRefState.js'
+import { useRefState } from './use-ref-state.js'
 
 export interface ConfirmProps {
   question: string

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink'
 import { editText } from './edit-text.js'
 import { TextField } from './Form.js'
-import { useRefState } from './useRefState.js'
+import { useRefState } from './use-ref-state.js'
 import { useDialogKeys } from './KeyRoot.js'
 
 export interface FilterProps {

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink'
 import { editText } from './edit-text.js'
-import { useRefState } from './useRefState.js'
+import { useRefState } from './use-ref-state.js'
 import { useDialogKeys } from './KeyRoot.js'
 
 export type Field = { name: string; label: string } & ({ kind: 'text'; placeholder?: string } | { kind: 'choice'; choices: readonly string[] })

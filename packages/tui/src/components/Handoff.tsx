@@ -2,7 +2,7 @@ import type { Client } from '@svc/protocol'
 import type { HandoffRequest } from '../refusal.js'
 import type { Session } from '../state/types.js'
 import { Form } from './Form.js'
-import { useLoaded } from './useLoaded.js'
+import { useLoaded } from './use-loaded.js'
 import { Waiting } from './Waiting.js'
 
 export interface HandoffProps {

@@ -1,5 +1,5 @@
 import { createContext, useContext, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
-import { useKeys, type KeyHandler } from './useKeys.js'
+import { useKeys, type KeyHandler } from './use-keys.js'
 
 type Handlers = Array<{ current: KeyHandler }>
 

@@ -1,7 +1,7 @@
 import type { Client, RequestOf } from '@svc/protocol'
 import type { Project } from '../state/types.js'
 import { Form } from './Form.js'
-import { useLoaded } from './useLoaded.js'
+import { useLoaded } from './use-loaded.js'
 import { Waiting } from './Waiting.js'
 
 export interface NewSessionProps {

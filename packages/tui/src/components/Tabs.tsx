@@ -3,7 +3,7 @@ import { STREAM_DETACH, viaStream } from '../keys.js'
 import type { Session } from '../state/types.js'
 import { Form } from './Form.js'
 import { useDialogKeys } from './KeyRoot.js'
-import { useRefState } from './useRefState.js'
+import { useRefState } from './use-ref-state.js'
 
 export type TabChoice = { attach: { index: number; name: string; tmuxName: string } } | { open: { shell: true } | { command: string } }
 

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink'
 import type { Task } from '../state/types.js'
 import { duration, projectName } from '../state/words.js'
 import { Form, type Values } from './Form.js'
-import { useRefState } from './useRefState.js'
+import { useRefState } from './use-ref-state.js'
 import { useDialogKeys } from './KeyRoot.js'
 
 export interface TasksProps {

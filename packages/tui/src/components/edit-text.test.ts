@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Key } from 'ink'
 import { editText } from './edit-text.js'
-import { keypresses } from './useKeys.js'
+import { keypresses } from './use-keys.js'
 
 const key = (pressed: Partial<Key> = {}) => pressed as Key
 
