@@ -1,3 +1,4 @@
+import { Tooltip } from 'radix-ui'
 import { lazy, Suspense, useEffect, useRef, useState, type ComponentType } from 'react'
 import { Header, NAV } from './components/Header'
 import { ReconnectingBanner } from './components/ReconnectingBanner'
@@ -36,19 +37,21 @@ export function App() {
     document.title = pageLabel ? `${pageLabel} · svc` : 'svc'
   }, [pageLabel])
   return (
-    <div className="flex h-dvh flex-col bg-bg text-fg">
-      <Header page={page} fleet={fleet} feed={feed} showShortcuts={() => showShortcuts(true)} />
-      <ReconnectingBanner feed={feed} />
-      {error ? (
-        <p className="border-b border-line px-3 py-1.5 text-sm text-danger" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <main className={`min-h-0 flex-1 ${page.name === 'fleet' || page.name === 'session' ? '' : 'overflow-y-auto'}`}>{pageView(page)}</main>
-      <NewSessionHost />
-      <Shortcuts open={shortcutsShown} setOpen={showShortcuts} />
-      <Toaster />
-    </div>
+    <Tooltip.Provider delayDuration={400}>
+      <div className="flex h-dvh flex-col bg-bg text-fg">
+        <Header page={page} fleet={fleet} feed={feed} showShortcuts={() => showShortcuts(true)} />
+        <ReconnectingBanner feed={feed} />
+        {error ? (
+          <p className="border-b border-line px-3 py-1.5 text-sm text-danger" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <main className={`min-h-0 flex-1 ${page.name === 'fleet' || page.name === 'session' ? '' : 'overflow-y-auto'}`}>{pageView(page)}</main>
+        <NewSessionHost />
+        <Shortcuts open={shortcutsShown} setOpen={showShortcuts} />
+        <Toaster />
+      </div>
+    </Tooltip.Provider>
   )
 }
 

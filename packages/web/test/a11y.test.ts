@@ -145,8 +145,9 @@ describe.skipIf(!present)('the web UI audited for accessibility', { timeout: 60_
       it(`paints the page in its ${colorScheme} colors`, async () => {
         await page.goto(`${origin}/#/`)
         await page.locator('[data-session=alpha]').waitFor()
-        const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')
-        expect(background).toBe(colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(11, 17, 32)')
+        // The page follows the system's scheme as it changes (on its next frame), without a reload.
+        const painted = colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(11, 17, 32)'
+        await waitFor(async () => (await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')) === painted || undefined)
       })
 
       for (const shown of PAGES) {

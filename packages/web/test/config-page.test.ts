@@ -143,7 +143,8 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
     await page.getByLabel('branch_prefix', { exact: true }).press('Enter')
     await holds('branch_prefix', 'web/')
     // Said where the field is (and as a toast): it waits for the next start.
-    await row('branch_prefix').getByRole('status').filter({ hasText: 'branch_prefix takes effect on the next daemon start' }).waitFor()
+    await row('branch_prefix').locator('.ok', { hasText: 'branch_prefix takes effect on the next daemon start' }).waitFor()
+    await page.locator('[data-outcome=ok]', { hasText: 'branch_prefix takes effect on the next daemon start' }).first().waitFor()
   })
 
   it("edits a project's own file: a select of its closed words, and the global keys read-only", async () => {

@@ -95,9 +95,9 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
     expect(reached).toContain('Cancel')
     await page.keyboard.press('Escape')
     await dialog().waitFor({ state: 'detached' })
-    // Closed, the address no longer says "new": back, reload or the New link open it again.
+    // Closed, the address no longer says "new": back, reload or the header's New session button open it again.
     expect(new URL(page.url()).hash).toBe('#/')
-    await page.getByRole('link', { name: 'New' }).click()
+    await page.locator('header').getByRole('button', { name: 'New session' }).click()
     await dialog().waitFor()
     await dialog().getByRole('button', { name: 'Cancel' }).click()
     await dialog().waitFor({ state: 'detached' })
@@ -110,7 +110,7 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
     await titleField().fill('delta')
     await dialog().getByLabel('First prompt').fill('hello delta')
     const id = await create()
-    await page.locator('.session-head h1', { hasText: 'delta' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: 'delta' }).waitFor()
     const created = await waitForSession(daemon, 'delta', (s) => s.liveness_name !== '')
     expect([created.id, created.repo_path, created.program]).toEqual([id, repo, 'codex'])
   })

@@ -38,6 +38,16 @@ async function shoot(target: Page, name: string, theme: 'light' | 'dark', width:
   expect(shot.length).toBeGreaterThan(5000)
 }
 
+/** The new-session dialog is open over the page, where it was opened: Esc closes it and the page stays. */
+async function closeNewSessionDialog(target: Page): Promise<void> {
+  const before = hash(target)
+  const dialog = target.getByRole('dialog', { name: 'New session' })
+  await dialog.waitFor()
+  await target.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'detached' })
+  expect(hash(target)).toBe(before)
+}
+
 async function openSession(target: Page, title: string): Promise<void> {
   await target.goto(`${origin}/#/session/${ids[title]}`)
   await target.getByRole('heading', { level: 1, name: title }).waitFor()
@@ -68,7 +78,7 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     expect(await empty.count()).toBe(2)
     expect(await empty.first().innerText()).toContain('No sessions yet')
     await empty.last().getByRole('button', { name: 'New session' }).click()
-    await waitFor(() => hash(page) === '#/new' || undefined)
+    await closeNewSessionDialog(page)
   })
 
   it('shows the rail and a live terminal side by side at 1280×800, the selection in the URL through reload and back', async () => {
@@ -130,18 +140,18 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     await page.keyboard.press('Escape')
     expect(await focused(page)).toBe(`row:${ids.alpha}`)
 
-    // The newest first: beta, then alpha.
+    // By title, as the terminal UI orders them: alpha, then beta.
     const order = await page.evaluate<string[]>(`[...document.querySelectorAll('[data-rail] a[data-session-id]')].map((row) => row.dataset.sessionId)`)
-    expect(order).toEqual([ids.beta, ids.alpha])
-    await page.keyboard.press('k')
+    expect(order).toEqual([ids.alpha, ids.beta])
+    await page.keyboard.press('j')
     await waitFor(() => hash(page) === `#/session/${ids.beta}` || undefined)
     await page.getByRole('heading', { level: 1, name: 'beta' }).waitFor()
     expect(await focused(page)).toBe(`row:${ids.beta}`)
-    await page.keyboard.press('j')
+    await page.keyboard.press('k')
     await waitFor(() => hash(page) === `#/session/${ids.alpha}` || undefined)
-    await page.keyboard.press('ArrowUp')
-    await waitFor(() => hash(page) === `#/session/${ids.beta}` || undefined)
     await page.keyboard.press('ArrowDown')
+    await waitFor(() => hash(page) === `#/session/${ids.beta}` || undefined)
+    await page.keyboard.press('ArrowUp')
     await waitFor(() => hash(page) === `#/session/${ids.alpha}` || undefined)
 
     await page.keyboard.press('Enter')
@@ -165,7 +175,7 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     await overlay.waitFor({ state: 'detached' })
 
     await page.keyboard.press('n')
-    await waitFor(() => hash(page) === '#/new' || undefined)
+    await closeNewSessionDialog(page)
   })
 
   it('raises a toast for an outcome: a success politely, a refusal assertively, the words inline too', async () => {
@@ -252,6 +262,19 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     expect(await background(themed)).toBe(LIGHT)
     await choose('Auto (system)')
     await themed.close()
+  })
+
+  it('names an icon-only control in a tooltip on hover and on keyboard focus', async () => {
+    const phone = await browser.newPage()
+    await phone.setViewportSize(PHONE)
+    await phone.goto(`${origin}/#/`)
+    // On a phone the pages are icons: hovering one names it.
+    await phone.getByRole('link', { name: 'Tasks' }).hover()
+    await waitFor(async () => (await phone.getByRole('tooltip').innerText().catch(() => '')) === 'Tasks' || undefined)
+    await phone.mouse.move(0, 400)
+    await phone.getByRole('button', { name: 'Keyboard shortcuts' }).focus()
+    await waitFor(async () => (await phone.getByRole('tooltip').innerText().catch(() => '')) === 'Keyboard shortcuts (?)' || undefined)
+    await phone.close()
   })
 
   it('saves a screenshot of each page in each theme at 1280 and 390 px', { timeout: 180_000 }, async () => {

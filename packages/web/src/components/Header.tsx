@@ -4,6 +4,7 @@ import type { Fleet } from '../fleet-state'
 import { openNewSession } from '../new-session'
 import { hrefOf, type Page } from '../route'
 import { ThemeMenu } from '../theme/ThemeMenu'
+import { Hint } from './Hint'
 import { Notifications } from './Notifications'
 import { ui } from './ui'
 
@@ -32,15 +33,16 @@ export function Header({ page, fleet, feed, showShortcuts }: { page: Page; fleet
       </a>
       <nav aria-label="pages" className="flex items-center gap-1">
         {NAV.map(([name, label, Icon]) => (
-          <a
-            key={name}
-            href={hrefOf(name === 'fleet' ? { name } : ({ name } as Page))}
-            aria-current={name === current ? 'page' : undefined}
-            className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm text-muted no-underline hover:bg-raised hover:text-fg aria-[current=page]:bg-raised aria-[current=page]:font-semibold aria-[current=page]:text-fg"
-          >
-            <Icon aria-hidden className="size-4" />
-            <span className="max-sm:sr-only">{label}</span>
-          </a>
+          <Hint key={name} text={label}>
+            <a
+              href={hrefOf(name === 'fleet' ? { name } : ({ name } as Page))}
+              aria-current={name === current ? 'page' : undefined}
+              className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm text-muted no-underline hover:bg-raised hover:text-fg aria-[current=page]:bg-raised aria-[current=page]:font-semibold aria-[current=page]:text-fg"
+            >
+              <Icon aria-hidden className="size-4" />
+              <span className="max-sm:sr-only">{label}</span>
+            </a>
+          </Hint>
         ))}
       </nav>
       <div className="ml-auto flex flex-wrap items-center gap-2">
@@ -59,9 +61,11 @@ export function Header({ page, fleet, feed, showShortcuts }: { page: Page; fleet
         </span>
         <Notifications />
         <ThemeMenu />
-        <button type="button" className={`${ui.button} px-2`} aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={showShortcuts}>
-          <Keyboard aria-hidden className="size-4" />
-        </button>
+        <Hint text="Keyboard shortcuts (?)">
+          <button type="button" className={`${ui.button} px-2`} aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={showShortcuts}>
+            <Keyboard aria-hidden className="size-4" />
+          </button>
+        </Hint>
         <button type="button" className={ui.primary} aria-keyshortcuts="n" onClick={openNewSession}>
           <Plus aria-hidden className="size-4" />
           <span className="max-sm:sr-only">New session</span>

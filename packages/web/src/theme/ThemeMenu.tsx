@@ -1,5 +1,6 @@
 import { Monitor, Moon, Sun } from 'lucide-react'
 import { DropdownMenu } from 'radix-ui'
+import { Hint } from '../components/Hint'
 import { chooseTheme, THEME_CHOICES, useTheme, type ThemeChoice } from './theme'
 
 const CHOICES: Record<ThemeChoice, { label: string; Icon: typeof Sun }> = {
@@ -14,12 +15,14 @@ export function ThemeMenu() {
   const { Icon } = CHOICES[choice]
   return (
     <DropdownMenu.Root>
-      <DropdownMenu.Trigger
-        className="inline-flex items-center gap-1 rounded-md border border-line px-2 py-1 text-sm hover:bg-surface"
-        aria-label={`Theme: ${CHOICES[choice].label}`}
-      >
-        <Icon aria-hidden className="size-4" />
-      </DropdownMenu.Trigger>
+      <Hint text={`Theme: ${CHOICES[choice].label}`}>
+        <DropdownMenu.Trigger
+          className="inline-flex items-center gap-1 rounded-md border border-line px-2 py-1 text-sm hover:bg-surface"
+          aria-label={`Theme: ${CHOICES[choice].label}`}
+        >
+          <Icon aria-hidden className="size-4" />
+        </DropdownMenu.Trigger>
+      </Hint>
       <DropdownMenu.Portal>
         <DropdownMenu.Content align="end" sideOffset={4} className="z-50 min-w-40 rounded-md border border-line bg-raised p-1 text-fg shadow-lg">
           <DropdownMenu.RadioGroup value={choice} onValueChange={(value) => chooseTheme(value as ThemeChoice)}>
