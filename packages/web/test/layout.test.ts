@@ -75,7 +75,7 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     const empty = page.locator('[data-empty=no-sessions]')
     await empty.first().waitFor()
     // In the rail and beside it, each with the button.
-    expect(await empty.count()).toBe(2)
+    await waitFor(async () => (await empty.count()) === 2 || undefined)
     expect(await empty.first().innerText()).toContain('No sessions yet')
     await empty.last().getByRole('button', { name: 'New session' }).click()
     await closeNewSessionDialog(page)
@@ -298,11 +298,19 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
         await shots.setViewportSize(size)
         for (const [name, shown] of pages) {
           await shown()
-          expect(await background(shots)).toBe(theme === 'light' ? LIGHT : DARK)
+          // The page follows the system's scheme on its next frame.
+          await waitFor(async () => (await background(shots)) === (theme === 'light' ? LIGHT : DARK) || undefined)
           await shoot(shots, name, theme, size.width)
         }
       }
     }
+    // On a phone the task table's headings are hidden: each cell names itself.
+    await shots.goto(`${origin}/#/tasks`)
+    await shots.locator('[data-task=nightly]').waitFor()
+    const label = () => shots.evaluate<string>(`getComputedStyle(document.querySelector('[data-task=nightly] td[data-label="Next run"]'), '::before').content`)
+    expect(await label()).toContain('Next run')
+    await shots.setViewportSize(DESKTOP)
+    expect(await label()).toBe('none')
     await shots.close()
   })
 })

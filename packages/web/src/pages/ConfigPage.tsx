@@ -61,7 +61,7 @@ export function ConfigPage() {
   }
   const entries = config?.entries ?? []
   return (
-    <div className={`grid gap-6 ${assistantOpen ? 'lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]' : ''}`}>
+    <div className={`mx-auto grid w-full gap-6 p-4 ${assistantOpen ? 'max-w-screen-2xl lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]' : 'max-w-6xl'}`}>
       <section className="min-w-0" aria-labelledby="config-heading">
         <div className="mb-4 flex flex-wrap items-center gap-3">
           <h1 id="config-heading" className="m-0 flex-1 text-xl font-semibold">

@@ -16,6 +16,8 @@ function health(task: Task): { words: string; tone: string } {
 }
 
 const CELL = 'px-3 py-2 align-top max-md:block max-md:px-0 max-md:py-0.5'
+/** On a phone the headings are hidden and each cell stacks: it names itself (its `data-label`), drawn with an empty alternative text so a screen reader, which has the headings, does not hear it twice. */
+const LABELLED = `${CELL} max-md:before:mr-2 max-md:before:text-muted max-md:before:content-[attr(data-label)_/_'']`
 
 export function TasksPage() {
   const { fleet } = useFleet()
@@ -66,12 +68,12 @@ function TaskRow({ task }: { task: Task }) {
   return (
     <tr data-task={task.name} className="max-md:block max-md:p-3">
       <td className={`${CELL} font-medium`}>{task.name}</td>
-      <td className={CELL}>
+      <td className={LABELLED} data-label="When">
         <code className="rounded bg-raised px-1 font-mono text-xs">{task.cron_expr || `watch: ${task.watch_cmd}`}</code>
       </td>
-      <td className={CELL}>{task.next_run_at ? new Date(task.next_run_at).toLocaleString() : '—'}</td>
-      <td className={`${CELL} ${tone}`}>{words}</td>
-      <td className={CELL}>{task.last_run_at ? `${new Date(task.last_run_at).toLocaleString()} ${task.last_run_status ?? ''}` : '—'}</td>
+      <td className={LABELLED} data-label="Next run">{task.next_run_at ? new Date(task.next_run_at).toLocaleString() : '—'}</td>
+      <td className={`${LABELLED} ${tone}`} data-label="Health">{words}</td>
+      <td className={LABELLED} data-label="Last run">{task.last_run_at ? `${new Date(task.last_run_at).toLocaleString()} ${task.last_run_status ?? ''}` : '—'}</td>
       <td className={CELL}>
         <div className="flex flex-wrap items-center gap-2">
           <button
