@@ -128,10 +128,14 @@ describe('svc (the terminal UI)', () => {
 
   it('creates a session, sends a prompt with its delivery status, and kills only after confirmation', async () => {
     const before = new Set((await daemon.client.call('Snapshot', {})).instances.map((each) => each.title))
+    // The project's own default program, not the global one, is what a session gets when none is picked.
+    await daemon.client.call('SetConfigValue', { key: 'program_overrides.codex', value: AGENT })
+    await daemon.client.call('SetConfigValue', { repo_path: repo, key: 'default_program', value: 'codex' })
     await openUi()
     screen?.keys('n')
     const form = await shows('New session')
     expect(form).toContain(`project   ‹ ${repo} ›`)
+    expect(form).toContain(`program   (the project's default)`)
     // project, suggested title, program, account: as offered; then the first prompt.
     for (const _ of [1, 2, 3, 4]) screen?.keys('Enter')
     await shows('› prompt')
@@ -140,7 +144,8 @@ describe('svc (the terminal UI)', () => {
     const title = /created (\S+) on/.exec(created)?.[1] as string
     expect(before.has(title)).toBe(false)
     const made = await session(daemon, title)
-    expect(made.program).toBe('claude')
+    expect(made.program).toBe('codex')
+    await daemon.client.call('UnsetConfigValue', { repo_path: repo, key: 'default_program' })
     await waitFor(() => paneTextOf(title).then((text) => text.includes('received: the first task') || undefined), 20_000)
     // The new session is selected.
     await shows(`── ${title} ─`)

@@ -1,10 +1,11 @@
 import type { LoggerOptions } from 'pino'
+import { REDACTED } from '@svc/core'
 
 const CREDENTIAL_PARAMS = /([?&](?:access_token|token)=)[^&#]*/gi
 
 /** A request URL with its credential query parameters blanked, fit for the log. */
 export function redactUrl(url: string): string {
-  return url.replace(CREDENTIAL_PARAMS, '$1[redacted]')
+  return url.replace(CREDENTIAL_PARAMS, `$1${REDACTED}`)
 }
 
 const CREDENTIAL_KEYS = ['authorization', 'cookie', 'set-cookie', 'token', 'access_token']
@@ -16,7 +17,7 @@ const CREDENTIAL_KEYS = ['authorization', 'cookie', 'set-cookie', 'token', 'acce
 export const logRedaction: Pick<LoggerOptions, 'redact' | 'serializers'> = {
   redact: {
     paths: CREDENTIAL_KEYS.flatMap((key) => [`["${key}"]`, `*["${key}"]`, `*.*["${key}"]`]),
-    censor: '[redacted]',
+    censor: REDACTED,
   },
   serializers: {
     url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),

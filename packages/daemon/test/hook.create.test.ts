@@ -142,7 +142,7 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
     expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
     expect(remoteDirs(world.state)).toEqual([])
     expect(tokenFiles()).toEqual([])
-    expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toMatch(/"token":"(?!<redacted>)/)
+    expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toMatch(/"token":"(?!\[redacted\])/)
   })
 
   it('refuses a title whose slug another hook session holds', async () => {

@@ -64,8 +64,13 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     page = await browser.newPage()
     await page.setViewportSize(DESKTOP)
     await page.goto(`${origin}/?token=${(await readFile(daemon.paths.token, 'utf8')).trim()}`)
-    await page.locator('[data-testid=feed]', { hasText: 'live' }).waitFor()
-  }, 60_000)
+    const feed = page.locator('[data-testid=feed]')
+    // On a loaded machine the first page (and its first event feed) can be slow; if it never goes live, say what the page showed.
+    await feed.filter({ hasText: 'live' }).waitFor({ timeout: 45_000 }).catch(async (error: Error) => {
+      const shown = await page.locator('body').innerText().catch(() => '(no page)')
+      throw new Error(`the feed never went live at ${page.url()}: ${error.message}\npage: ${shown.slice(0, 500)}`)
+    })
+  }, 90_000)
   afterAll(async () => {
     await browser?.close()
     await homes.release()

@@ -25,6 +25,6 @@ describe('parseEndpoint', () => {
 
 describe('redact', () => {
   it('replaces given secrets and any JSON token value', () => {
-    expect(redact('a "token": "zzz" b yyy', 'yyy')).toBe('a "token": "<redacted>" b <redacted>')
+    expect(redact('a "token": "zzz" b yyy', 'yyy')).toBe('a "token": "[redacted]" b [redacted]')
   })
 })

@@ -12,12 +12,15 @@ const REMOTE_TIMEOUT_MS = 30_000
 /** `"token": "…"` values anywhere in a text, so a message quoting a hook's output never carries one. */
 const TOKEN_FIELD = /"token"\s*:\s*"((?:[^"\\]|\\.)*)"/g
 
-/** `text` with every given secret, and any JSON `token` field's value, replaced by `<redacted>`. */
+/** What stands for a secret wherever one is left out: here, and in daemon.log. */
+export const REDACTED = '[redacted]'
+
+/** `text` with every given secret, and any JSON `token` field's value, replaced by `REDACTED`. */
 export function redact(text: string, ...secrets: Array<string | undefined>): string {
   const found = [...text.matchAll(TOKEN_FIELD)].map((match) => match[1] as string)
   return [...secrets, ...found]
     .filter((secret): secret is string => secret !== undefined && secret !== '')
-    .reduce((out, secret) => out.replaceAll(secret, '<redacted>'), text)
+    .reduce((out, secret) => out.replaceAll(secret, REDACTED), text)
 }
 
 /**

@@ -3,7 +3,8 @@ import { editText } from './edit-text.js'
 import { useRefState } from './use-ref-state.js'
 import { useDialogKeys } from './KeyRoot.js'
 
-export type Field = { name: string; label: string } & ({ kind: 'text'; placeholder?: string } | { kind: 'choice'; choices: readonly string[] })
+/** A field; its placeholder is shown while its value is empty (a choice of '' means "the daemon decides"). */
+export type Field = { name: string; label: string; placeholder?: string } & ({ kind: 'text' } | { kind: 'choice'; choices: readonly string[] })
 
 export type Values = Record<string, string>
 
@@ -27,6 +28,12 @@ export function TextField({ value, placeholder, focused }: { value: string; plac
       {value === '' ? <Text color="gray">{placeholder}</Text> : ''}
     </Text>
   )
+}
+
+/** A choice's line: the value, or its placeholder in grey when empty, between arrows when focused. */
+function ChoiceField({ value, placeholder, focused }: { value: string; placeholder: string; focused: boolean }) {
+  const shown = value === '' ? <Text color="gray">{placeholder}</Text> : value
+  return <Text wrap="truncate-end">{focused ? <>‹ {shown} ›</> : shown}</Text>
 }
 
 /**
@@ -67,7 +74,7 @@ export function Form({ title, fields, initial, hint, onSubmit, onCancel }: FormP
           {each.kind === 'text' ? (
             <TextField value={values()[each.name] ?? ''} placeholder={each.placeholder ?? ''} focused={index === focus()} />
           ) : (
-            <Text wrap="truncate-end">{index === focus() ? `‹ ${values()[each.name] ?? ''} ›` : (values()[each.name] ?? '')}</Text>
+            <ChoiceField value={values()[each.name] ?? ''} placeholder={each.placeholder ?? ''} focused={index === focus()} />
           )}
         </Box>
       ))}

@@ -19,12 +19,12 @@ export function projectChoices(projects: readonly Project[], cwd: string): strin
   return roots.includes(cwd) ? roots : [...roots, cwd]
 }
 
-/** `n`: a project, a title the daemon suggests, a program it knows (installed ones first), an account, a first prompt. */
+/** `n`: a project, a title the daemon suggests, a program (the project's default, or one it knows, installed ones first), an account, a first prompt. */
 export function NewSession({ client, projects, cwd, onSubmit, onCancel }: NewSessionProps) {
   const loaded = useLoaded(async () => {
     const [programs, suggestion] = await Promise.all([client.call('ListPrograms', {}), client.call('SuggestSessionName', {})])
     const names = [...programs.programs].sort((a, b) => Number(b.available) - Number(a.available)).map((program) => program.name)
-    return { programs: names, program: programs.default, title: suggestion.name }
+    return { programs: names, title: suggestion.name }
   })
   if (loaded === undefined || 'error' in loaded) return <Waiting error={loaded?.error} onCancel={onCancel} />
   const choices = projectChoices(projects, cwd)
@@ -34,11 +34,12 @@ export function NewSession({ client, projects, cwd, onSubmit, onCancel }: NewSes
       fields={[
         { name: 'repo_path', label: 'project', kind: 'choice', choices },
         { name: 'title', label: 'title', kind: 'text' },
-        { name: 'program', label: 'program', kind: 'choice', choices: loaded.value.programs },
+        // First, none: the daemon then takes the project's default_program (its .svc/config.json), else the global one.
+        { name: 'program', label: 'program', kind: 'choice', choices: ['', ...loaded.value.programs], placeholder: "(the project's default)" },
         { name: 'account', label: 'account', kind: 'text', placeholder: '(the default)' },
         { name: 'prompt', label: 'prompt', kind: 'text', placeholder: '(none)' },
       ]}
-      initial={{ repo_path: choices[0] ?? cwd, title: loaded.value.title, program: loaded.value.program, account: '', prompt: '' }}
+      initial={{ repo_path: choices[0] ?? cwd, title: loaded.value.title, program: '', account: '', prompt: '' }}
       onSubmit={(values) => onSubmit(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== '')))}
       onCancel={onCancel}
     />
