@@ -27,7 +27,7 @@ export function Header({ page, fleet, feed, showShortcuts }: { page: Page; fleet
   const current = page.name === 'session' ? 'fleet' : page.name
   const needing = [...fleet.attention.keys()].filter((id) => fleet.sessions.has(id))
   return (
-    <header className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-line bg-surface px-3 py-2">
+    <header className="flex flex-wrap items-center gap-x-2 gap-y-2 border-b border-line bg-surface px-3 py-2 sm:gap-x-3">
       <a href="#/" className="text-base font-bold text-fg no-underline">
         svc
       </a>
@@ -37,7 +37,7 @@ export function Header({ page, fleet, feed, showShortcuts }: { page: Page; fleet
             <a
               href={hrefOf(name === 'fleet' ? { name } : ({ name } as Page))}
               aria-current={name === current ? 'page' : undefined}
-              className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm text-muted no-underline hover:bg-raised hover:text-fg aria-[current=page]:bg-raised aria-[current=page]:font-semibold aria-[current=page]:text-fg"
+              className="inline-flex items-center gap-1.5 rounded-md px-1.5 py-1 text-sm sm:px-2 text-muted no-underline hover:bg-raised hover:text-fg aria-[current=page]:bg-raised aria-[current=page]:font-semibold aria-[current=page]:text-fg"
             >
               <Icon aria-hidden className="size-4" />
               <span className="max-sm:sr-only">{label}</span>
@@ -45,7 +45,7 @@ export function Header({ page, fleet, feed, showShortcuts }: { page: Page; fleet
           </Hint>
         ))}
       </nav>
-      <div className="ml-auto flex flex-wrap items-center gap-2">
+      <div className="ml-auto flex flex-wrap items-center gap-1.5 sm:gap-2">
         {needing.length > 0 ? (
           <a
             href={hrefOf({ name: 'session', id: needing[0] as string })}
@@ -62,11 +62,11 @@ export function Header({ page, fleet, feed, showShortcuts }: { page: Page; fleet
         <Notifications />
         <ThemeMenu />
         <Hint text="Keyboard shortcuts (?)">
-          <button type="button" className={`${ui.button} px-2`} aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={showShortcuts}>
+          <button type="button" className={`${ui.button} px-2 max-sm:hidden`} aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={showShortcuts}>
             <Keyboard aria-hidden className="size-4" />
           </button>
         </Hint>
-        <button type="button" className={ui.primary} aria-keyshortcuts="n" onClick={openNewSession}>
+        <button type="button" className={`${ui.primary} max-sm:px-2`} aria-keyshortcuts="n" onClick={openNewSession}>
           <Plus aria-hidden className="size-4" />
           <span className="max-sm:sr-only">New session</span>
         </button>

@@ -1,6 +1,7 @@
 import { Bell } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import { fleetStore } from '../fleet-store'
+import { Hint } from './Hint'
 import { ui } from './ui'
 
 const REASON_WORDS: Record<string, string> = {
@@ -22,9 +23,11 @@ export function Notifications() {
   }, [supported])
   if (!supported || permission !== 'default') return null
   return (
-    <button type="button" className={ui.button} onClick={() => void Notification.requestPermission().then(setPermission)}>
-      <Bell aria-hidden className="size-4" />
-      <span className="max-sm:sr-only">Notify me</span>
-    </button>
+    <Hint text="Notify me when a session needs me">
+      <button type="button" className={`${ui.button} max-sm:px-2`} onClick={() => void Notification.requestPermission().then(setPermission)}>
+        <Bell aria-hidden className="size-4" />
+        <span className="max-sm:sr-only">Notify me</span>
+      </button>
+    </Hint>
   )
 }
