@@ -157,14 +157,15 @@ describe('the token on TCP', () => {
 })
 
 describe('cookie login', () => {
-  it('trades a valid ?token= on a GET for an HttpOnly, SameSite=Strict cookie and a 307 to the URL without it', async () => {
+  it('trades a valid ?token= on a GET for an HttpOnly, SameSite=Strict cookie kept for 30 days and a 307 to the URL without it', async () => {
     const { daemon, tcp, token, repo } = await fixture()
     for (const name of ['token', 'access_token']) {
       const login = await send(tcp, 'GET', `/?${name}=${token}&tab=2`)
       expect(login.status).toBe(307)
       expect(login.headers.location).toBe('/?tab=2')
       const [setCookie] = login.headers['set-cookie'] ?? []
-      expect(setCookie).toMatch(new RegExp(`^svc_login_${tcp.port}=[^;]+; Path=/; HttpOnly; SameSite=Strict$`))
+      // Kept across browser restarts (an installed app reopened), for 30 days.
+      expect(setCookie).toMatch(new RegExp(`^svc_login_${tcp.port}=[^;]+; Max-Age=2592000; Path=/; HttpOnly; SameSite=Strict$`))
       expect(setCookie).not.toContain(token)
       const cookie = setCookie!.split(';')[0]!
       expect((await send(tcp, 'GET', '/v1/health', { headers: { cookie } })).status).toBe(200)

@@ -62,6 +62,13 @@ function isLogin(request: FastifyRequest): boolean {
 }
 
 /**
+ * How long a browser stays logged in: a month, so an installed app or a reopened browser
+ * does not ask for the login URL again. The cookie's value derives from the token: a new
+ * token logs every browser out at once.
+ */
+const LOGIN_COOKIE_MAX_AGE_S = 30 * 24 * 60 * 60
+
+/**
  * The TCP listener's token, read from config on every request so a change applies to
  * the next one. The Unix socket needs no token: its 0600 mode is the authentication.
  * Browsers log in Jupyter-style: a valid `?token=` on a GET is traded for an HttpOnly,
@@ -83,7 +90,7 @@ export function tokenGate({ config, token, tokenPath }: AuthOptions) {
       reply
         .code(307)
         .header('location', withoutToken(request.url))
-        .header('set-cookie', stringifySetCookie({ name: cookieName(request), value: cookie, httpOnly: true, sameSite: 'strict', path: '/' }))
+        .header('set-cookie', stringifySetCookie({ name: cookieName(request), value: cookie, httpOnly: true, sameSite: 'strict', path: '/', maxAge: LOGIN_COOKIE_MAX_AGE_S }))
         .header('content-length', '0')
         .send()
       return 'answered'
