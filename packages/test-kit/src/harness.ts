@@ -260,6 +260,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
   }
   running.add(daemon)
   tmuxHomes.add(home)
+  // A daemon that dies on its own (not stopped, not signalled) is a crash: its last words go to the test's output.
+  child.once('exit', (code) => {
+    if (running.has(daemon) && code !== null && code !== 0) process.stderr.write(`[test-kit] the daemon at ${home} exited with ${code} while in use:\n${stderr.slice(-4000)}\n`)
+  })
   const deadline = Date.now() + 40_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${stderr}`)
