@@ -185,8 +185,10 @@ export function streamRoutes(core: Core, hub: StreamHub, sourceFor: StreamSource
             socket.close(StreamClose.inputFailed, `input failed: ${(error as Error).message}`.slice(0, 120))
           }
         } catch (error) {
-          if (!(error instanceof FrameError)) throw error
-          socket.close(error.code, error.message.slice(0, 120))
+          if (error instanceof FrameError) return socket.close(error.code, error.message.slice(0, 120))
+          // Thrown from a socket's event, it would take the whole daemon down: this subscriber ends, the daemon runs on.
+          request.log.error({ err: error }, 'stream frame failed')
+          socket.close(StreamClose.inputFailed, `frame failed: ${(error as Error).message}`.slice(0, 120))
         }
       })
     }

@@ -20,3 +20,21 @@ it('refuses input once it has ended, where node-pty would drop the keys silently
   expect(() => terminal.input(Buffer.from('keys'))).toThrow('the terminal has exited')
   expect(() => terminal.resize(30, 100)).not.toThrow()
 })
+
+it('takes a resize at every moment of its client ending, though node-pty throws on a pty whose process has exited', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-'))
+  dirs.push(dir)
+  let ended = false
+  const terminal = new Terminal('missing', new Tmux(join(dir, 'tmux.sock')), { rows: 24, cols: 80 }, () => (ended = true))
+  // A browser resizing while the session is killed: the resize lands between the client's exit and node-pty's exit event.
+  const failures: unknown[] = []
+  while (!ended) {
+    try {
+      terminal.resize(24, 81 + (failures.length % 3))
+    } catch (error) {
+      failures.push(error)
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  expect(failures).toEqual([])
+})

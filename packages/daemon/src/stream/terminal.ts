@@ -131,9 +131,22 @@ export class Terminal {
   /** A size for every subscriber; a client attached again later starts at it. */
   resize(rows: number, cols: number): void {
     if (!this.alive) return
-    if (this.clientRunning) this.pty.resize(cols, rows)
     this.size = { rows, cols }
+    if (this.clientRunning) this.resizeClient()
     this.broadcast(encodeServerFrame({ type: 'resize', rows, cols }))
+  }
+
+  /**
+   * node-pty throws (EBADF) on a pty whose process has exited before it says so: the
+   * client ended a moment ago (its session killed, say), and clientExited attaches again
+   * at `size` or ends the terminal.
+   */
+  private resizeClient(): void {
+    try {
+      this.pty.resize(this.size.cols, this.size.rows)
+    } catch (error) {
+      if (!/EBADF|exited/.test((error as Error).message)) throw error
+    }
   }
 
   close(): void {
