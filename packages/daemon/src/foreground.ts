@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs'
 import { DAEMON_EXIT } from '@svc/protocol'
 import type { RunningDaemon } from './daemon.js'
 
@@ -16,6 +17,14 @@ export async function serveInForeground(daemon: RunningDaemon, name: string): Pr
   }
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)
+  // A bug no handler caught ends the daemon as it would end Node, but says why in
+  // daemon.log first, written at once: a daemon `svc` started has no stderr left to read.
+  process.on('uncaughtException', (error) => {
+    const record = { level: 60, time: Date.now(), pid: process.pid, err: { type: error.name, message: error.message, stack: error.stack }, msg: 'crashed' }
+    appendFileSync(daemon.paths.log, `${JSON.stringify(record)}\n`)
+    process.stderr.write(`${name}: crashed: ${error.stack ?? error.message}\n`)
+    process.exit(DAEMON_EXIT.failed)
+  })
 
   await daemon.restored.catch(async (error: Error) => {
     daemon.core.log.fatal({ err: error }, 'restore failed')

@@ -43,3 +43,21 @@ it('stops within moments of SIGTERM with event feeds and terminal streams open o
   expect(code).toBe(0)
   for (const { closed } of sockets) expect(await closed).toEqual({ code: 1001, reason: 'the daemon is stopping' })
 })
+
+it('says in daemon.log why it crashed when a bug escapes every handler, and exits failed', async () => {
+  // The bug, injected from outside the daemon's code: a signal handler that throws.
+  const bug = `process.on('SIGUSR2', () => { throw new Error('a bug on purpose') })`
+  const crash = `--import=data:text/javascript,${encodeURIComponent(bug)}`
+  const { daemon } = await openSessionDaemon(homes, { env: { NODE_OPTIONS: crash } })
+  const exit = once(daemon.process, 'exit')
+  daemon.process.kill('SIGUSR2')
+  const [code] = (await exit) as [number | null]
+  expect(code).toBe(1)
+  const crashed = (await readFile(daemon.paths.log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string; stack: string } })
+    .at(-1)
+  expect(crashed).toMatchObject({ level: 60, msg: 'crashed', err: { message: 'a bug on purpose' } })
+  expect(crashed?.err?.stack).toContain('Error: a bug on purpose')
+})
