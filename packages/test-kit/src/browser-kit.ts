@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { fileURLToPath } from 'node:url'
+import { chromium, type BrowserContext, type Page, type Response } from 'playwright-core'
 
 /** Debian's Chromium: the browser tests drive the system executable (no download works here). */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -30,6 +31,21 @@ export function launchChromium(profile: string, args: string[] = []): Promise<Br
       ...args,
     ],
   })
+}
+
+/** Opens the login URL `svc web` prints for the daemon whose token is at `tokenPath`: the page trades it for the cookie. */
+export async function logIn(page: Page, origin: string, tokenPath: string): Promise<Response | null> {
+  const token = (await readFile(tokenPath, 'utf8')).trim()
+  return page.goto(`${origin}/?token=${token}`)
+}
+
+/** Where the browser tests leave their pictures of the web UI, the ones the README and docs show. */
+const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+
+/** A picture of the page as `docs/screenshots/<name>-<theme>-<width>.png`; its bytes, for a test to look at. */
+export async function saveScreenshot(page: Page, name: string, theme: 'light' | 'dark', width: number): Promise<Buffer> {
+  await mkdir(SCREENSHOTS, { recursive: true })
+  return page.screenshot({ path: `${SCREENSHOTS}${name}-${theme}-${width}.png` })
 }
 
 /** One rule axe-core found broken on a page, with the elements that break it. */

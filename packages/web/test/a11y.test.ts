@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import {
   auditAccessibility,
   browserPresent,
   launchChromium,
+  logIn,
   openSessionDaemon,
   session,
   tempHomes,
@@ -130,8 +130,7 @@ describe.skipIf(!present)('the web UI audited for accessibility', { timeout: 60_
     await daemon.client.call('RegisterAccount', { agent: 'claude', name: 'work' })
     browser = await launchChromium(await homes.make())
     page = await browser.newPage()
-    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
-    await page.goto(`${origin}/?token=${token}`)
+    await logIn(page, origin, daemon.paths.token)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

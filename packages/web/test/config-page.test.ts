@@ -1,8 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { browserPresent, launchChromium, openSessionDaemon, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
+import { browserPresent, launchChromium, logIn, openSessionDaemon, saveScreenshot, tempHomes, waitFor, type TestDaemon } from '@svc/test-kit'
 
 /**
  * The config page in a real browser against a real daemon: keys by tier, a control per
@@ -11,7 +9,6 @@ import { browserPresent, launchChromium, openSessionDaemon, tempHomes, waitFor, 
  */
 const present = browserPresent('config-page.test.ts')
 const homes = tempHomes()
-const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 let daemon: TestDaemon
 let repo: string
 let origin: string
@@ -57,9 +54,7 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
     browser = await launchChromium(await homes.make())
     page = await browser.newPage()
     await page.setViewportSize({ width: 1280, height: 800 })
-    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
-    await page.goto(`${origin}/?token=${token}`)
-    await mkdir(SCREENSHOTS, { recursive: true })
+    await logIn(page, origin, daemon.paths.token)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
@@ -211,7 +206,7 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
 
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme })
-      await page.screenshot({ path: `${SCREENSHOTS}config-${colorScheme}-1280.png` })
+      await saveScreenshot(page, 'config', colorScheme, 1280)
     }
     await page.emulateMedia({ colorScheme: 'light' })
 
@@ -235,7 +230,7 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
     expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
     for (const colorScheme of ['light', 'dark'] as const) {
       await phone.emulateMedia({ colorScheme })
-      await phone.screenshot({ path: `${SCREENSHOTS}config-${colorScheme}-390.png` })
+      await saveScreenshot(phone, 'config', colorScheme, 390)
     }
     await phone.close()
   })

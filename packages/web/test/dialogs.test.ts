@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page, Route } from 'playwright-core'
 import { deleteProjectWords, killWords, removeTaskWords } from '@svc/protocol'
-import { AGENT, browserPresent, launchChromium, openSessionDaemon, session, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import { AGENT, browserPresent, launchChromium, logIn, openSessionDaemon, saveScreenshot, session, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /**
  * The new-session dialog and the confirmations of destructive actions, in a real browser
@@ -12,7 +10,6 @@ import { AGENT, browserPresent, launchChromium, openSessionDaemon, session, temp
  */
 const present = browserPresent('dialogs.test.ts')
 const homes = tempHomes()
-const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 let daemon: TestDaemon
 let repo: string
 let origin: string
@@ -72,8 +69,7 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
     browser = await launchChromium(await homes.make())
     page = await browser.newPage()
     await page.setViewportSize({ width: 1280, height: 800 })
-    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
-    await page.goto(`${origin}/?token=${token}`)
+    await logIn(page, origin, daemon.paths.token)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
@@ -153,8 +149,7 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
         await waitFor(async () => ((await titleField().getAttribute('placeholder')) ? true : undefined))
         const box = await dialog().boundingBox()
         expect(box && box.x >= 0 && box.x + box.width <= width, JSON.stringify(box)).toBe(true)
-        await mkdir(SCREENSHOTS, { recursive: true })
-        await page.screenshot({ path: `${SCREENSHOTS}new-session-${colorScheme}-${width}.png` })
+        await saveScreenshot(page, 'new-session', colorScheme, width)
         await page.keyboard.press('Escape')
         await dialog().waitFor({ state: 'detached' })
       })

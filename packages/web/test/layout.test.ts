@@ -1,8 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
-import { browserPresent, launchChromium, openSessionDaemon, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
+import { browserPresent, launchChromium, logIn, openSessionDaemon, saveScreenshot, tempHomes, waitFor, waitForSession, type TestDaemon } from '@svc/test-kit'
 
 /**
  * The web UI's layout, themes, empty states, toasts and keyboard in a real browser against
@@ -10,7 +8,6 @@ import { browserPresent, launchChromium, openSessionDaemon, tempHomes, waitFor, 
  */
 const present = browserPresent('layout.test.ts')
 const homes = tempHomes()
-const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 let daemon: TestDaemon
@@ -34,7 +31,7 @@ const LIGHT = 'rgb(255, 255, 255)'
 const DARK = 'rgb(11, 17, 32)'
 
 async function shoot(target: Page, name: string, theme: 'light' | 'dark', width: number): Promise<void> {
-  const shot = await target.screenshot({ path: `${SCREENSHOTS}${name}-${theme}-${width}.png` })
+  const shot = await saveScreenshot(target, name, theme, width)
   expect(shot.length).toBeGreaterThan(5000)
 }
 
@@ -59,11 +56,10 @@ describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {
     ;({ daemon, repo } = await openSessionDaemon(homes, { settings: { network: { listen_addr: '127.0.0.1:0' } } }))
     origin = `http://${(await daemon.client.call('Health')).listeners.tcp_bound_addr}`
     await daemon.client.call('RegisterProject', { path: repo })
-    await mkdir(SCREENSHOTS, { recursive: true })
     browser = await launchChromium(await homes.make())
     page = await browser.newPage()
     await page.setViewportSize(DESKTOP)
-    await page.goto(`${origin}/?token=${(await readFile(daemon.paths.token, 'utf8')).trim()}`)
+    await logIn(page, origin, daemon.paths.token)
     const feed = page.locator('[data-testid=feed]')
     // On a loaded machine the first page (and its first event feed) can be slow; if it never goes live, say what the page showed.
     await feed.filter({ hasText: 'live' }).waitFor({ timeout: 45_000 }).catch(async (error: Error) => {

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +10,7 @@ import {
   closeHookWorld,
   hookCalls,
   launchChromium,
+  logIn,
   openHookWorld,
   openSessionDaemon,
   paneText,
@@ -63,8 +64,7 @@ describe.skipIf(!present)('the web UI', { timeout: 60_000 }, () => {
   it('refuses the page without the token, and logs in by the URL with it', async () => {
     const refused = await page.goto(`${origin}/`)
     expect(refused?.status()).toBe(401)
-    const token = (await readFile(daemon.paths.token, 'utf8')).trim()
-    const loggedIn = await page.goto(`${origin}/?token=${token}`)
+    const loggedIn = await logIn(page, origin, daemon.paths.token)
     expect(loggedIn?.status()).toBe(200)
     expect(page.url()).toBe(`${origin}/`)
     await page.locator('[data-testid=feed]', { hasText: 'live' }).waitFor()
@@ -280,10 +280,9 @@ describe.skipIf(!present)(`a hook session in the web UI, its agent server ${plac
     const created = await runCli(['sessions', 'create', 'web-hook', '--backend', 'hook', '--repo', world.repo], { SERVICE_HOME: world.daemon.home })
     expect(created.code, created.stderr).toBe(0)
     const addr = (await world.daemon.client.call('Health')).listeners.tcp_bound_addr
-    const token = (await readFile(world.daemon.paths.token, 'utf8')).trim()
     context = await launchChromium(await hookHomes.make())
     const remotePage = await context.newPage()
-    await remotePage.goto(`http://${addr}/?token=${token}`)
+    await logIn(remotePage, `http://${addr}`, world.daemon.paths.token)
     const row = remotePage.locator('[data-session=web-hook]')
     await row.locator('[data-remote=reachable]', { hasText: `on ${world.place.address}` }).waitFor()
     expect(await row.locator('[data-remote=unreachable]').count()).toBe(0)

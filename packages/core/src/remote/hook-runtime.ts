@@ -11,9 +11,7 @@ import { tabKindOf } from '../sessions/tabs.js'
 import { hostOf, isUnreachable } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
 import { hostOfPlace, HookRemotes, placeOf } from './hook-remotes.js'
-import { HookServers, type HookCreate } from './hook-servers.js'
-import type { RemoteLink } from './link.js'
-import type { HookIntent } from '../sessions/reconcile.js'
+import { HookServers } from './hook-servers.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
@@ -28,38 +26,14 @@ function notYet(what: string): Promise<never> {
  * down by delete_cmd. The home keeps the remote's row as the session's last-known state.
  */
 export class HookRuntime implements Runtime {
-  /** Each session's remote as the home reaches it. */
-  private readonly remotes: HookRemotes
-  /** The agent servers the sessions run on, started and torn down through the hooks. */
-  private readonly servers: HookServers
+  /** Each session's remote as the home reaches it: restored at start, closed at stop, the relays' links. */
+  readonly remotes: HookRemotes
+  /** The agent servers the sessions run on, started (a create) and torn down through the hooks. */
+  readonly servers: HookServers
 
   constructor(private readonly options: HookOptions) {
     this.remotes = new HookRemotes(options)
     this.servers = new HookServers(options, this.remotes)
-  }
-
-  /** Hook sessions as saved, at start: each keeps its last-known row until its remote's feed answers. */
-  restore(records: SessionRecord[]): Promise<void> {
-    return this.remotes.restore(records)
-  }
-
-  close(): Promise<void> {
-    return this.remotes.close()
-  }
-
-  /** The link the event and stream relays reach the session by. */
-  linkOf(record: SessionRecord): RemoteLink {
-    return this.remotes.linkOf(record)
-  }
-
-  /** CreateSession with `backend: "hook"`; see HookServers.create. */
-  create(request: HookCreate): Promise<SessionRecord> {
-    return this.servers.create(request)
-  }
-
-  /** Undoes what a create the daemon died in may have started (at the next start). */
-  undoLaunch(intent: HookIntent): Promise<string | undefined> {
-    return this.servers.undoLaunch(intent)
   }
 
   /**

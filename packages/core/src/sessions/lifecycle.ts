@@ -19,7 +19,7 @@ import { allocateTitle, ROOT_TITLE } from './titles.js'
 import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from './lifecycle-guards.js'
 import type { CreationIntent, CreationJournal } from './reconcile.js'
 import type { Handoffs } from './handoff.js'
-import type { HookRuntime } from '../remote/hook-runtime.js'
+import type { HookServers } from '../remote/hook-servers.js'
 import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome, type WorktreePlan } from './worktree.js'
 
 type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
@@ -39,7 +39,7 @@ export interface LifecycleOptions {
   /** Handoffs the daemon died in: completed or reverted before sessions are re-attached. */
   handoffs: Pick<Handoffs, 'reconcile'>
   /** Creates the sessions whose backend is `hook`. */
-  hook: Pick<HookRuntime, 'create'>
+  hook: Pick<HookServers, 'create'>
 }
 
 /**

@@ -86,7 +86,7 @@ export class Sessions {
     this.editorSecret = EditorSecret.open(options.paths.home)
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
-    const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.undoLaunch(intent))
+    const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.servers.undoLaunch(intent))
     this.hook = new HookRuntime({
       creations,
       table,
@@ -134,7 +134,7 @@ export class Sessions {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
       creations,
-      hook: this.hook,
+      hook: this.hook.servers,
     })
     this.local = new LocalRuntime({ table, tmux: this.tmux, panes, leases: this.leases, lifecycle: this.lifecycle, prompts: this.prompts, handoffs: this.handoffs })
     this.roots = new RootSessions(table, this.lifecycle, options.config, options.resolver, options.log)
@@ -162,7 +162,7 @@ export class Sessions {
   async restore(): Promise<void> {
     const records = await this.store.loadAll()
     await this.tmux.configureServer()
-    await this.hook.restore(records.filter((record) => record.remote))
+    await this.hook.remotes.restore(records.filter((record) => record.remote))
     await this.lifecycle.restore(
       records.filter((record) => !record.remote),
       new Set(await this.tmux.sessionNames()),
@@ -182,7 +182,7 @@ export class Sessions {
 
   async close(): Promise<void> {
     await this.observer.close()
-    await this.hook.close()
+    await this.hook.remotes.close()
     this.tmux.close()
   }
 
@@ -257,7 +257,7 @@ export class Sessions {
   /** Where the stream route reads a session's terminal: undefined for a local one, else its remote. */
   remoteLink(id: string, repoId: string | undefined): RemoteLink | undefined {
     const record = streamedSession(this.table, id, repoId)
-    return record.remote ? this.hook.linkOf(record) : undefined
+    return record.remote ? this.hook.remotes.linkOf(record) : undefined
   }
 
   /**

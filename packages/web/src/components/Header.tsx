@@ -1,6 +1,5 @@
 import { CalendarClock, FolderGit2, Keyboard, LayoutList, Plus, Settings, Users } from 'lucide-react'
-import type { FeedState } from '@svc/protocol/browser'
-import type { Fleet } from '../fleet-state'
+import type { FeedState, Fleet } from '@svc/protocol/browser'
 import { openNewSession } from '../new-session'
 import { hrefOf, type Page } from '../route'
 import { ThemeMenu } from '../theme/ThemeMenu'

@@ -1,6 +1,6 @@
 import { Plus, SearchX } from 'lucide-react'
 import { useEffect, useRef, useState } from 'react'
-import { groups, type Fleet } from '../fleet-state'
+import { fleetGroups, type Fleet } from '@svc/protocol/browser'
 import { inWidget, typingIn } from '../keyboard'
 import { openNewSession } from '../new-session'
 import { hrefOf } from '../route'
@@ -17,7 +17,7 @@ const PREVIOUS_KEYS = new Set(['k', 'ArrowUp'])
 export function Rail({ fleet, selected }: { fleet: Fleet; selected?: string | undefined }) {
   const [filter, setFilter] = useState('')
   const filterInput = useRef<HTMLInputElement>(null)
-  const shown = groups(fleet, filter)
+  const shown = fleetGroups(fleet, { filter, attentionFirst: false })
   const order = shown.flatMap((group) => group.sessions.map((session) => session.id))
   const latest = useRef({ order, selected })
   latest.current = { order, selected }
