@@ -10,7 +10,7 @@ it('starts with the install-and-start and install-and-test commands', async () =
   const test = lines.indexOf('# install and run the tests')
   expect(start).toBeGreaterThan(0)
   expect(lines[start + 1]).toMatch(/pnpm --filter daemon start$/)
-  expect(lines[test + 1]).toMatch(/&& pnpm test$/)
+  expect(lines[test + 1]).toMatch(/&& pnpm test:deps && pnpm test$/)
   // They are the README's first code block, right under the opening paragraph.
   expect(lines.findIndex((line) => line.startsWith('```'))).toBe(start - 1)
   expect(start).toBeLessThan(15)
