@@ -268,8 +268,11 @@ describe('svc sessions, svc tabs over a real daemon', () => {
       runInTerminal(['sessions', 'suggest-name'], env),
     ])
     expect(programs.default).toBe('claude')
-    expect(programs.programs).toContainEqual({ name: 'claude', available: true })
-    expect(programTable.out).toMatch(/^claude\s+yes$/m)
+    // claude runs the fake agent here (program_overrides): no profile reads its screens; codex is itself.
+    expect(programs.programs).toContainEqual({ name: 'claude', available: true, profile: '' })
+    expect(programs.programs).toContainEqual({ name: 'codex', available: expect.any(Boolean), profile: 'codex' })
+    expect(programTable.out).toMatch(/^claude\s+yes\s+\(none: any screen\)$/m)
+    expect(programTable.out).toMatch(/^gemini\s+(yes|no)\s+gemini$/m)
     expect(programTable.out).toContain('default: claude\n')
     expect(backends).toMatchObject({ default: 'local', backends: [{ name: 'local', status: 'available' }, { name: 'hook' }] })
     expect(backendTable.out).toMatch(/^hook\s+unavailable\s+.*sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd/m)

@@ -10,7 +10,7 @@ export const EVENTS_OVERFLOW_CODE = 1013
 export const EVENTS_OVERFLOW_REASON = 'event subscriber overflow'
 export const EVENTS_PING_MS = 15_000
 
-export type AttentionReason = 'settled' | 'usage-limit' | 'prompt-not-delivered'
+export type AttentionReason = 'settled' | 'usage-limit' | 'prompt-not-delivered' | 'agent-asks'
 
 /** What each kind carries; `undefined`: the frame has no `data`. */
 export interface EventData {

@@ -42,6 +42,7 @@ export const IDLE_REASONS = [
   'delivery-unconfirmed',
   'no-pane-change-since-delivery',
   'settled-after-pane-change',
+  'agent-asks',
 ] as const
 export type IdleReason = (typeof IDLE_REASONS)[number]
 

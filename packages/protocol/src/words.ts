@@ -13,6 +13,7 @@ const IDLE_WORDS: Record<IdleReason, string> = {
   'delivery-unconfirmed': 'waiting: prompt delivery unconfirmed',
   'no-pane-change-since-delivery': 'waiting: no reply to the prompt yet',
   'settled-after-pane-change': 'done: your turn',
+  'agent-asks': 'asks you something',
 }
 
 /** `idle_reason` in plain words; "" when the session has none. */

@@ -35,8 +35,8 @@ function choicesCommand<N extends Choices>(
 /** `svc programs` and `svc backends`: what `svc sessions create --program/--backend` accept. */
 export function programsCommand(program: Command): void {
   choicesCommand(program, 'programs', 'agents a session can run, whether each is installed, and the default', 'ListPrograms', (response) => [
-    ['PROGRAM', 'INSTALLED'],
-    response.programs.map((entry) => [entry.name, entry.available ? 'yes' : 'no']),
+    ['PROGRAM', 'INSTALLED', 'PROFILE'],
+    response.programs.map((entry) => [entry.name, entry.available ? 'yes' : 'no', entry.profile || '(none: any screen)']),
   ])
   choicesCommand(program, 'backends', 'where a session can run, whether each is available, and the default', 'ListBackends', (response) => [
     ['BACKEND', 'STATUS', 'REASON'],

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { quote } from '@svc/protocol'
-import { ACCOUNT_AGENTS, AGENTS, agentNamed, takesAccounts, type AccountAgent, type Agent } from '../agents.js'
+import { ACCOUNT_AGENTS, AGENTS, agentNamed, takesAccounts, type AccountAgent, type Agent } from '../agents/agent.js'
 import { InvalidRequest, Refused } from '../errors.js'
 
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/

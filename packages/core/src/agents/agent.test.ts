@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { routeNamed } from '@svc/protocol'
-import { ACCOUNT_AGENTS, agentOf, commandLineOf } from './agents.js'
+import { ACCOUNT_AGENTS, agentOf, commandLineOf } from './agent.js'
 
 it('knows an agent by name or by its executable\'s basename', () => {
   expect(agentOf('claude')?.name).toBe('claude')

@@ -64,7 +64,7 @@ export const AGENTS: Record<string, Agent> = {
   },
   gemini: {
     name: 'gemini',
-    env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION'],
+    env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION'],
     envPrefixes: ['GEMINI_'],
     providers: { GOOGLE_GENAI_USE_VERTEXAI: 'google' },
   },

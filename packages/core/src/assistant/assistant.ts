@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { ServicePaths } from '@svc/protocol'
-import { agentOf, commandLineOf } from '../agents.js'
+import { agentOf, commandLineOf } from '../agents/agent.js'
 import type { Config } from '../config/config.js'
 import { NotFound, Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'

@@ -47,6 +47,10 @@ function repoKey<T>(tier: ConfigTierName, type: ValueType<T>, defaultValue: T, p
   return key(tier, type, defaultValue, purpose, { scope: 'repo' })
 }
 
+/** What the daemon does with a known agent's start-up gate. */
+export const AGENT_GATE_POLICIES = ['accept', 'ask'] as const
+export type AgentGatePolicy = (typeof AGENT_GATE_POLICIES)[number]
+
 /** The backends a session can run on; `hook` is provisioned by the repository's remote_hooks. */
 export const BACKEND_NAMES = ['local', 'hook'] as const
 
@@ -203,6 +207,13 @@ export const CONFIG_KEYS = {
     applies: 'next-start',
     shownDefault: '<user>/',
   }),
+  agent_gates: key(
+    'common',
+    word(AGENT_GATE_POLICIES),
+    'accept',
+    "What the daemon does when a known agent asks a start-up question (folder trust, a new MCP server): accept answers it, ask leaves it to you (the row says agent-asks); a repository may set ask, never loosen the global ask",
+    { scope: 'both' },
+  ),
   limit_patterns: key(
     'advanced',
     map(pattern),

@@ -11,6 +11,7 @@ type SessionKind = Extract<EventKind, 'session.created' | 'session.updated' | 's
 interface Seen {
   state: State | undefined
   attempt: string | undefined
+  asks: string | undefined
 }
 
 /** The session feed the session table makes for itself, publishing to `bus`. */
@@ -46,7 +47,7 @@ export class SessionFeed implements SessionChanges {
   seed(): void {
     for (const record of this.records.values()) {
       this.sent.set(record.id, { json: this.wire.jsonOf(record), archived: stateOf(record) === 'archived' })
-      this.seen.set(record.id, { state: stateOf(record), attempt: record.last_prompt_attempt_at })
+      this.seen.set(record.id, seenOf(record))
     }
   }
 
@@ -102,7 +103,7 @@ export class SessionFeed implements SessionChanges {
 
   /** An agent settled after working, hit a usage limit, or missed a prompt: its user is needed. */
   private attention(record: SessionRecord): void {
-    const now: Seen = { state: stateOf(record), attempt: record.last_prompt_attempt_at }
+    const now = seenOf(record)
     const before = this.seen.get(record.id)
     this.seen.set(record.id, now)
     if (before === undefined) return
@@ -112,9 +113,14 @@ export class SessionFeed implements SessionChanges {
   }
 }
 
+function seenOf(record: SessionRecord): Seen {
+  return { state: stateOf(record), attempt: record.last_prompt_attempt_at, asks: record.agent_asks }
+}
+
 function attentionReason(record: SessionRecord, before: Seen, now: Seen): AttentionReason | undefined {
   if (now.state === 'limit-reached' && before.state !== 'limit-reached') return 'usage-limit'
   if (now.attempt !== before.attempt && record.last_prompt_delivery_status === 'not-delivered') return 'prompt-not-delivered'
+  if (now.asks !== undefined && now.asks !== before.asks) return 'agent-asks'
   if (before.state === 'running' && now.state === 'ready' && idleReason(record, false) === 'settled-after-pane-change') return 'settled'
   return undefined
 }

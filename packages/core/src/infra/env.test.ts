@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { AGENTS } from '../agents.js'
+import { AGENTS } from '../agents/agent.js'
 import { paneEnvironment } from './env.js'
 
 const source = {

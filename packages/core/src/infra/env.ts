@@ -1,4 +1,4 @@
-import { CLOUD_GROUPS, type Agent } from '../agents.js'
+import { CLOUD_GROUPS, type Agent } from '../agents/agent.js'
 
 /**
  * System and terminal names, identity and transport settings every pane may see. TERM is

@@ -155,10 +155,23 @@ export class Tmux {
   }
 
   /** Kills the named sessions; ones already gone are fine. */
+  /**
+   * Ends the sessions, and their panes' process groups: tmux only hangs up on a pane, and
+   * some agents (Gemini CLI) ignore the hangup and would run on with nobody to see them.
+   */
   async killSessions(names: string[]): Promise<void> {
     const alive = new Set(await this.sessionNames())
     const doomed = names.filter((name) => alive.has(name))
-    if (doomed.length > 0) await this.run(doomed.map((name) => ['kill-session', '-t', sessionTarget(name)]))
+    if (doomed.length === 0) return
+    const pids = await this.run(doomed.map((name) => ['list-panes', '-s', '-t', sessionTarget(name), '-F', '#{pane_pid}']))
+    await this.run(doomed.map((name) => ['kill-session', '-t', sessionTarget(name)]))
+    for (const pid of pids.split('\n').map(Number).filter((each) => each > 1)) {
+      try {
+        process.kill(-pid, 'SIGTERM')
+      } catch {
+        // Gone with the hangup already.
+      }
+    }
   }
 
   async sessionNames(): Promise<string[]> {

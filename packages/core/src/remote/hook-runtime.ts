@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import { DaemonError, quote, TabKind, type CheckedRequestOf, type DeliveryStatus } from '@svc/protocol'
+import { DaemonError, quote, TabKind, type CheckedRequestOf } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import { committed, type SessionRef } from '../sessions/table.js'
 import { Refused } from '../errors.js'
@@ -129,18 +129,18 @@ export class HookRuntime implements Runtime {
   // ---------------------------------------------------------------- forwarded
 
   /** The remote's verdict on a prompt typed into the session; the caller holds the session. */
-  private async prompt(record: SessionRecord, prompt: string): Promise<DeliveryStatus> {
-    const { status } = await this.remotes.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt })
+  private async prompt(record: SessionRecord, prompt: string): Promise<Req<'SendPromptResponse'>> {
+    const verdict = await this.remotes.ask(record, 'SendPrompt', { id: placeOf(record).remote_id, prompt })
     if (record.first_prompt === undefined) {
       // A restore's brief names it.
       record.first_prompt = prompt
       await this.options.table.save(record)
     }
     await this.remotes.refresh(record).catch(() => {})
-    return status
+    return verdict
   }
 
-  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<Req<'SendPromptResponse'>> {
     return this.options.table.operate(request, async (record) => {
       liveOrRefuse(record)
       return this.prompt(record, request.prompt)
@@ -156,7 +156,7 @@ export class HookRuntime implements Runtime {
     return this.options.table.operate(ref, async (record) => {
       liveOrRefuse(record)
       const { prompt } = request
-      if (!request.defer_while_attached) return { status: 'sent', delivery: await this.prompt(record, prompt) }
+      if (!request.defer_while_attached) return { status: 'sent', delivery: (await this.prompt(record, prompt)).status }
       // Named by title there: asked only of a session the remote has, so it never creates one.
       const { instances } = await this.remotes.ask(record, 'Snapshot', {})
       const row = instances.find((instance) => instance.id === placeOf(record).remote_id)

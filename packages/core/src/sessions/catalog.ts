@@ -1,6 +1,7 @@
 import type { Static } from 'typebox'
 import type { ListBackendsResponse, ListProgramsResponse } from '@svc/protocol'
-import { AGENT_NAMES, commandLineOf } from '../agents.js'
+import { AGENT_NAMES, commandLineOf } from '../agents/agent.js'
+import { profileFor } from '../agents/profiles.js'
 import type { InForce } from '../config/resolver.js'
 import type { Settings } from '../config/keys.js'
 import { InvalidRequest } from '../errors.js'
@@ -8,13 +9,16 @@ import { onPath } from './runtime.js'
 import { quote } from '@svc/protocol'
 
 /**
- * The agents a session can run, whether each one's command line is installed, and the
- * default, as set for a repository (even before its config is trusted: nothing runs here).
+ * The agents a session can run, whether each one's command line is installed, the
+ * profile its screens are read with, and the default, as set for a repository (even before its config is trusted: nothing runs here).
  */
 export function programs(settings: Settings, path: string | undefined): Static<typeof ListProgramsResponse> {
   const overrides = settings.program_overrides
   return {
-    programs: AGENT_NAMES.map((name) => ({ name, available: onPath(commandLineOf(name, overrides), path) })),
+    programs: AGENT_NAMES.map((name) => {
+      const commandLine = commandLineOf(name, overrides)
+      return { name, available: onPath(commandLine, path), profile: profileFor(commandLine)?.name ?? '' }
+    }),
     default: settings.default_program,
   }
 }

@@ -13,6 +13,7 @@ export function idleReason(record: SessionRecord, operationInFlight: boolean): I
   if (state === 'limit-reached') return 'usage-limit'
   if (state === 'lost' || state === 'dead') return record.lost_restore_failure ? 'restore-gave-up' : 'process-exited'
   if (state !== 'ready') return undefined
+  if (record.agent_asks !== undefined) return 'agent-asks'
   if (record.recreate) return 'recreate-pending'
   const attempt = record.last_prompt_attempt_at
   const status = record.last_prompt_delivery_status

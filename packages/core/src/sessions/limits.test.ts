@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { AGENTS } from '../agents.js'
+import { AGENTS } from '../agents/agent.js'
 import { limitBanner, parseResetTime, showsBanner } from './limits.js'
 
 it('uses the built-in banner unless limit_patterns overrides it', () => {

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents.js'
+import type { Agent } from '../agents/agent.js'
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox'
-import type { CheckedRequestOf, DeliveryStatus } from '@svc/protocol'
+import type { CheckedRequestOf } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
 import type { Tmux } from '../infra/tmux.js'
 import type { Handoffs } from './handoff.js'
@@ -28,7 +28,7 @@ export interface LocalParts {
 export class LocalRuntime implements Runtime {
   constructor(private readonly parts: LocalParts) {}
 
-  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<Req<'SendPromptResponse'>> {
     return this.parts.prompts.send(request)
   }
 

@@ -1,16 +1,18 @@
 import { expect, it } from 'vitest'
 import pino from 'pino'
 import { Config } from '../config/config.js'
+import type { AgentGatePolicy } from '../config/keys.js'
 import { systemClock } from '../infra/clock.js'
 import type { PaneState, Tmux } from '../infra/tmux.js'
+import { AgentScreens } from './agent-screens.js'
 import { Observer, type ObserverHost } from './observer.js'
 import { setState, stateOf } from './record.js'
 import { sessionRecord } from './record.fixture.js'
 import type { Panes } from './runtime.js'
 
 /** One ready session, a pane whose text the test sets, and leases the test takes. */
-async function watched() {
-  const record = sessionRecord('s1', 'alpha', 'ready')
+async function watched({ profile, gates = 'accept' }: { profile?: string; gates?: AgentGatePolicy } = {}) {
+  const record = { ...sessionRecord('s1', 'alpha', 'ready'), ...(profile ? { profile } : {}) }
   const pane = { screen: 'fake-agent ready\n> ', duringPoll: () => {} }
   const leased = new Set<string>()
   const tmux = {
@@ -36,7 +38,8 @@ async function watched() {
     ticked: () => {},
   }
   const options = { config: await Config.load('/nonexistent/config.json'), log: pino({ level: 'silent' }), clock: systemClock }
-  const observer = new Observer(host, tmux, {} as Panes, options)
+  const screens = new AgentScreens(tmux, options.log, async () => gates)
+  const observer = new Observer(host, tmux, {} as Panes, screens, options)
   return { record, pane, leased, tick: () => observer.tick() }
 }
 
@@ -60,4 +63,26 @@ it("does not count a pane change seen while a lease began (a terminal attaching)
   await tick()
   expect(stateOf(record)).toBe('running')
   expect(record.last_pane_churn_at).toBeDefined()
+})
+
+it("keeps a known agent running while its busy line shows, even when a look finds the pane unchanged", async () => {
+  const { record, pane, tick } = await watched({ profile: 'claude' })
+  pane.screen = '✻ Pondering… (3s · esc to interrupt)\n────\n> \n────'
+  await tick()
+  await tick()
+  expect(stateOf(record)).toBe('running')
+  await tick()
+  expect(stateOf(record)).toBe('running')
+  pane.screen = '⏺ done\n────\n> \n────\n  ? for shortcuts'
+  await tick()
+  await tick()
+  expect(stateOf(record)).toBe('ready')
+})
+
+it('leaves a start-up gate to the user under agent_gates ask: ready, asking, and not the agent\'s work', async () => {
+  const { record, pane, tick } = await watched({ profile: 'claude', gates: 'ask' })
+  await tick()
+  pane.screen = 'Quick safety check: Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n Enter to confirm · Esc to cancel'
+  await tick()
+  expect([stateOf(record), record.agent_asks, record.last_pane_churn_at]).toEqual(['ready', 'folder trust', undefined])
 })

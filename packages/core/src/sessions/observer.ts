@@ -1,12 +1,13 @@
 import type { Logger } from 'pino'
 import type { DeliveryStatus } from '@svc/protocol'
-import { agentOf } from '../agents.js'
+import { agentOf } from '../agents/agent.js'
 import type { Config } from '../config/config.js'
 import type { Clock } from '../infra/clock.js'
 import type { Tmux } from '../infra/tmux.js'
 import { limitBanner, parseResetTime, showsBanner } from './limits.js'
 import { isLive, runtimeReplaced, stateOf, type SessionRecord, type State } from './record.js'
 import { backoffMs, oneLine, RECOVERY_ATTEMPTS, survivalMs, type RecoveryState } from './recovery.js'
+import type { AgentScreens } from './agent-screens.js'
 import { agentTab, type Panes } from './runtime.js'
 import { PaneWatch, type Sighting } from './watch.js'
 
@@ -60,6 +61,7 @@ export class Observer {
     private readonly host: ObserverHost,
     tmux: Tmux,
     private readonly runtime: Panes,
+    private readonly screens: AgentScreens,
     private readonly options: ObserverOptions,
   ) {
     this.watch = new PaneWatch(tmux)
@@ -96,6 +98,7 @@ export class Observer {
   /** Its runtime was replaced or removed: nothing seen or scheduled for it still holds. */
   forget(record: SessionRecord): void {
     this.watch.forget(nameOf(record))
+    this.screens.forget(record)
     this.recovery.delete(record.id)
     this.resumeAt.delete(record.id)
   }
@@ -168,13 +171,20 @@ export class Observer {
     }
     // One look is no evidence: a busy agent seen first after a restart is not "settled".
     if (sighting.first) return
-    if (sighting.changed) {
+    const seen = await this.screens.look(record, sighting.text)
+    if (seen?.changed) host.touch(record)
+    // A known agent's interrupt hint says it works even between spinner frames; a question waits for an answer.
+    const working = seen?.reading.gate ? false : sighting.changed || seen?.reading.busy === true
+    if (working) {
       host.transition(record, 'running')
-      record.last_pane_churn_at = this.options.clock.now().toISOString()
-      host.touch(record)
-      await host.save(record, false)
+      if (sighting.changed) {
+        record.last_pane_churn_at = this.options.clock.now().toISOString()
+        host.touch(record)
+      }
+      await host.save(record, seen?.changed === true)
       return
     }
+    if (seen?.changed) await host.save(record)
     const banner = limitBanner(agentOf(record.program), this.options.config.get('limit_patterns'))
     const next = showsBanner(banner, sighting.text) ? 'limit-reached' : 'ready'
     if (!host.transition(record, next)) return
@@ -191,6 +201,7 @@ export class Observer {
         try {
           await this.runtime.teardown(record)
           this.watch.forget(nameOf(record))
+          this.screens.forget(record)
           await this.runtime.spawnAll(record)
           attempt.awaitingCheck = true
           attempt.spawnedAt = Date.now()

@@ -5,7 +5,8 @@ import { Refused } from '../errors.js'
 import { resolveRepository } from '../infra/git.js'
 import type { Tmux } from '../infra/tmux.js'
 import { KeyedQueue } from '../serial.js'
-import { deliverPrompt, waitForFirstDraw } from './delivery.js'
+import type { AgentScreens } from './agent-screens.js'
+import { deliverPrompt, type Delivery } from './delivery.js'
 import type { Leases } from './leases.js'
 import type { Observer } from './observer.js'
 import { isLive, stateOf, type SessionRecord } from './record.js'
@@ -35,36 +36,57 @@ export class Prompts {
     private readonly tmux: Tmux,
     private readonly observer: Observer,
     private readonly leases: Leases,
+    private readonly screens: AgentScreens,
     /** CreateSession, for a delivery to a title the repository does not have yet. */
     private readonly create: (request: CheckedRequestOf<'CreateSession'>) => Promise<SessionRecord>,
   ) {}
 
   /**
-   * Types `prompt` into the agent and records the evidence; the caller holds the session.
-   * The first prompt that states a `goal` (not a resume or a mission brief) is kept for handoffs.
+   * Types `prompt` into the agent once its composer takes input (never into a start-up
+   * gate) and records the evidence; the caller holds the session. The first prompt that
+   * states a `goal` (not a resume or a mission brief) is kept for handoffs.
    */
   async deliverInto(record: SessionRecord, prompt: string, { goal = true } = {}): Promise<DeliveryStatus> {
-    const name = agentTab(record).tmux_name as string
-    const { status, screen } = await deliverPrompt(this.tmux, name, prompt)
+    const { status, screen, failure } = await this.typeInto(record, prompt)
     await this.observer.rebase(record, screen)
     record.last_prompt_attempt_at = this.table.now.toISOString()
     record.last_prompt_delivery_status = status
+    if (failure) record.last_prompt_failure = failure
+    else delete record.last_prompt_failure
     if (goal) record.first_prompt ??= prompt
     this.table.touch(record)
     await this.table.save(record)
     return status
   }
 
-  /** A new session's first prompt, once its agent has drawn something (or waited long enough). */
+  /**
+   * Waits for the composer, then types; a start-up gate that came up over the composer
+   * and took the Enter is dealt with, and the prompt typed once more.
+   */
+  private async typeInto(record: SessionRecord, prompt: string): Promise<Delivery & { failure?: string }> {
+    const name = agentTab(record).tmux_name as string
+    const changed = async () => {
+      this.table.touch(record)
+      await this.table.save(record)
+    }
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.screens.composer(record, changed)
+      if (failure) return { status: 'not-delivered', failure }
+      const delivery = await deliverPrompt(this.tmux, name, prompt, this.screens.profileOf(record))
+      if (!delivery.interrupted || attempt === 2) return delivery
+    }
+  }
+
+  /** A new session's first prompt, once its agent's composer shows. */
   async first(record: SessionRecord, prompt: string): Promise<void> {
-    await waitForFirstDraw(this.tmux, agentTab(record).tmux_name as string)
     await this.table.ops.run(record.id, () => this.deliverInto(record, prompt))
   }
 
-  send(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus> {
+  send(request: CheckedRequestOf<'SendPrompt'>): Promise<Req<'SendPromptResponse'>> {
     return this.table.operate(request, async (record) => {
       liveOrRefuse(record)
-      return this.deliverInto(record, request.prompt)
+      const status = await this.deliverInto(record, request.prompt)
+      return { ok: true, status, ...(status === 'not-delivered' && record.last_prompt_failure ? { reason: record.last_prompt_failure } : {}) }
     })
   }
 

@@ -55,6 +55,12 @@ export interface SessionRecord {
   last_pane_churn_at?: string
   last_prompt_attempt_at?: string
   last_prompt_delivery_status?: DeliveryStatus
+  /** Why the last prompt was not delivered, when the daemon knows. */
+  last_prompt_failure?: string
+  /** The agent profile its running agent is read with (agents/profiles.ts), set at each spawn; none: program-agnostic. */
+  profile?: string
+  /** The start-up gate the agent shows and the daemon leaves to the user (agent_gates ask, or answered three times). */
+  agent_asks?: string
   lost_restore_failure?: { attempts: number; error: string }
   archived_path?: string
   /** Prompts waiting for a terminal client to detach (DeliverPrompt defer_while_attached). */
@@ -135,6 +141,8 @@ export function runtimeReplaced(record: SessionRecord): void {
   delete record.last_pane_churn_at
   delete record.last_prompt_attempt_at
   delete record.last_prompt_delivery_status
+  delete record.last_prompt_failure
+  delete record.agent_asks
   delete record.lost_restore_failure
 }
 
@@ -236,6 +244,8 @@ export function encodeSession(
     last_pane_churn_at: record.last_pane_churn_at,
     last_prompt_attempt_at: record.last_prompt_attempt_at,
     last_prompt_delivery_status: record.last_prompt_delivery_status,
+    last_prompt_failure: record.last_prompt_failure,
+    agent_asks: record.agent_asks,
     archived_path: record.archived_path,
     pending_prompts: record.pending_prompts?.length || undefined,
     mission_pending: record.mission ? true : undefined,

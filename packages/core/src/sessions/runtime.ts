@@ -4,9 +4,10 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
 import type { Static } from 'typebox'
-import { TabKind, type CheckedRequestOf, type DeliveryStatus, type ServicePaths } from '@svc/protocol'
+import { TabKind, type CheckedRequestOf, type ServicePaths } from '@svc/protocol'
 import type * as wire from '@svc/protocol'
-import { agentOf, commandLineOf, takesAccounts } from '../agents.js'
+import { agentOf, commandLineOf, takesAccounts } from '../agents/agent.js'
+import { profileFor } from '../agents/profiles.js'
 import { accountEnvironment, resolveAccount } from '../accounts/homes.js'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
@@ -72,7 +73,7 @@ type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
  * that the repository's launch_cmd started. Chosen per record.
  */
 export interface Runtime {
-  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<DeliveryStatus>
+  sendPrompt(request: CheckedRequestOf<'SendPrompt'>): Promise<Req<'SendPromptResponse'>>
   /** DeliverPrompt into the session, which exists (a missing title is created by the lifecycle). */
   deliverPrompt(ref: SessionRef, request: CheckedRequestOf<'DeliverPrompt'>): Promise<Req<'DeliverPromptResponse'>>
   preview(request: Req<'PreviewRequest'>): Promise<Req<'PreviewResponse'>>
@@ -135,8 +136,12 @@ export class Panes {
     return commandLineOf(record.program, program_overrides)
   }
 
+  /** Starts the agent; the profile its screens are read with follows the command line it runs. */
   async spawnAgent(record: SessionRecord): Promise<void> {
     const commandLine = await this.agentCommand(record)
+    const profile = profileFor(commandLine)
+    if (profile) record.profile = profile.name
+    else delete record.profile
     await this.replaceSession(agentTab(record).tmux_name as string, record, ['/bin/sh', '-c', `exec ${commandLine}`])
   }
 

@@ -8,6 +8,8 @@ import type { Clock } from '../infra/clock.js'
 import type { Repository } from '../infra/git.js'
 import { Tmux } from '../infra/tmux.js'
 import type { TaskGuard } from '../tasks-port.js'
+import { AgentScreens, composerWaitMs } from './agent-screens.js'
+import { gatePolicy } from './gate-policy.js'
 import { Handoffs } from './handoff.js'
 import { Lifecycle } from './lifecycle.js'
 import { Observer } from './observer.js'
@@ -86,6 +88,7 @@ export class Sessions {
     this.editorSecret = EditorSecret.open(options.paths.home)
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
+    const screens = new AgentScreens(this.tmux, options.log, (record) => gatePolicy(options.resolver, record.repo_path), composerWaitMs(options.env))
     const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.servers.undoLaunch(intent))
     this.hook = new HookRuntime({
       creations,
@@ -119,9 +122,10 @@ export class Sessions {
       },
       this.tmux,
       panes,
+      screens,
       options,
     )
-    this.prompts = new Prompts(table, this.tmux, this.observer, this.leases, (request) => this.lifecycle.create(request))
+    this.prompts = new Prompts(table, this.tmux, this.observer, this.leases, screens, (request) => this.lifecycle.create(request))
     this.handoffs = new Handoffs(table, panes, this.observer, this.prompts, this.tmux, {
       dir: options.paths.handoffs,
       log: options.log,

@@ -19,7 +19,7 @@ export function sessionRoutes({ sessions, resolver, env }: Core): GroupHandlers<
       await sessions.runtimeOf(body).restoreSession(body)
       return { ok: true }
     },
-    SendPrompt: async (body) => ({ ok: true, status: await sessions.runtimeOf(body).sendPrompt(body) }),
+    SendPrompt: (body) => sessions.runtimeOf(body).sendPrompt(body),
     ResumeFromLimit: async (body) => {
       await sessions.runtimeOf(body).resumeFromLimit(body)
       return { ok: true }

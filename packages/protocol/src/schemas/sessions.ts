@@ -74,6 +74,10 @@ export const Session = Closed({
   last_pane_churn_at: Type.Optional(Timestamp),
   last_prompt_attempt_at: Type.Optional(Timestamp),
   last_prompt_delivery_status: Type.Optional(DeliveryStatusWord),
+  /** Why the last prompt was not delivered, when the daemon knows (its composer never showed, say). */
+  last_prompt_failure: Type.Optional(Type.String()),
+  /** What the agent asks before it goes on (a start-up gate such as folder trust), while it shows and is left to the user. */
+  agent_asks: Type.Optional(Type.String()),
   archived_path: Type.Optional(Type.String()),
   /** Prompts waiting for a terminal client to detach. */
   pending_prompts: Type.Optional(Type.Integer()),
@@ -128,7 +132,8 @@ export const ListBackendsResponse = Closed({
 
 export const ListProgramsRequest = Request({ repo_path: Type.String() })
 export const ListProgramsResponse = Closed({
-  programs: Type.Array(Closed({ name: Type.String(), available: Type.Boolean() })),
+  /** `profile`: the agent profile its screens are read with ("" for none: program-agnostic observation). */
+  programs: Type.Array(Closed({ name: Type.String(), available: Type.Boolean(), profile: Type.String() })),
   default: Type.String(),
 })
 
@@ -162,7 +167,12 @@ export const RestoreSessionRequest = Request({
 export const RestoreSessionResponse = Ok
 
 export const SendPromptRequest = Request({ ...SessionRef, prompt: Type.String() })
-export const SendPromptResponse = Closed({ ok: Type.Literal(true), status: DeliveryStatusWord })
+export const SendPromptResponse = Closed({
+  ok: Type.Literal(true),
+  status: DeliveryStatusWord,
+  /** Why it was not delivered, when the daemon knows. */
+  reason: Type.Optional(Type.String()),
+})
 
 export const ResumeFromLimitRequest = Request(SessionRef)
 export const ResumeFromLimitResponse = Ok
