@@ -5,5 +5,5 @@ import { regenerate } from '../../../scripts/docs.mjs'
 const generated = await regenerate()
 
 it.each(generated.map((doc) => [doc.path, doc] as const))('%s matches the code', (path, { committed, current }) => {
-  expect(committed, `${path} is stale: run pnpm docs`).toBe(current)
+  expect(committed, `${path} is stale: run pnpm run docs`).toBe(current)
 })
