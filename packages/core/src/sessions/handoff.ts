@@ -130,7 +130,11 @@ export class Handoffs {
     const name = agentTab(record).tmux_name as string
     await this.tmux.killSessions([name])
     this.observer.forget(record)
-    await this.runtime.spawnAgent({ ...record, ...intent.to })
+    const successor = { ...record, ...intent.to }
+    await this.runtime.spawnAgent(successor)
+    // The new agent's screens are read with its own profile from now on.
+    if (successor.profile) record.profile = successor.profile
+    else delete record.profile
     const started = await this.startup(name)
     if (started === 'dead') {
       const words = lastWords((await this.tmux.capture([name])).get(name) ?? '')

@@ -7,6 +7,8 @@ export interface ModelRequest {
   /** The text of the conversation's last user turn, as the agent sent it. */
   userText: string
   body: unknown
+  /** The API key or bearer token the request carried, where the API has one: which account asked. */
+  credential?: string
 }
 
 export interface StandInOptions {
