@@ -30,3 +30,10 @@ it('answers the new-MCP-server question that follows folder trust in a repositor
   await waitFor(() => claude().standIn.received(prompt) === 1 || undefined)
   expect(await readFile(run().daemon.paths.log, 'utf8')).toMatch(/"gate":"new MCP server".*"msg":"answered a start-up gate"/)
 })
+
+it('briefs the config assistant, a Claude in SERVICE_HOME, past its folder-trust question', async () => {
+  await run().daemon.client.configAssistant.open()
+  const brief = await waitFor(() => claude().standIn.turns.find((turn) => turn.userText.startsWith('You are the configuration assistant of svc')), 30_000)
+  expect(brief.userText).toContain('agent_gates')
+  await run().daemon.client.configAssistant.reap()
+})

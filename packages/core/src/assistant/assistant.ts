@@ -1,13 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
-import type { ServicePaths } from '@svc/protocol'
+import { TabKind, type ServicePaths } from '@svc/protocol'
 import { agentOf, commandLineOf } from '../agents/agent.js'
 import type { Config } from '../config/config.js'
 import { NotFound, Refused } from '../errors.js'
 import { paneEnvironment } from '../infra/env.js'
 import type { Tmux } from '../infra/tmux.js'
 import { SerialQueue } from '../serial.js'
-import { deliverPrompt, waitForFirstDraw } from '../sessions/delivery.js'
+import { profileFor } from '../agents/profiles.js'
+import { AgentScreens, type AgentPane } from '../sessions/agent-screens.js'
+import { deliverPrompt } from '../sessions/delivery.js'
 import { briefOf } from './brief.js'
 
 /** The assistant's tmux sessions: `svc-config-<n>`, never a session's `svc_…` name. */
@@ -34,6 +36,8 @@ export class ConfigAssistant {
   /** Stream subscribers per assistant. */
   private readonly watchers = new Map<string, number>()
   private idle: NodeJS.Timeout | undefined
+  /** Its agent's screens: a start-up gate (folder trust in SERVICE_HOME) is dealt with as a session's is. */
+  private readonly screens: AgentScreens<AgentPane>
 
   constructor(
     private readonly paths: ServicePaths,
@@ -43,7 +47,9 @@ export class ConfigAssistant {
     private readonly source: NodeJS.ProcessEnv,
     private readonly log: Logger,
     private readonly idleMs: number,
-  ) {}
+  ) {
+    this.screens = new AgentScreens(tmux, log, async () => (config.get('agent_gates') === 'ask' ? 'ask' : 'accept'))
+  }
 
   /** The running assistant's tmux session, or a new one once its brief is delivered. */
   open(): Promise<string> {
@@ -55,10 +61,10 @@ export class ConfigAssistant {
       }
       // One that exited may have left its dead pane: it goes before the next.
       await this.stop()
-      const name = await this.spawn()
-      await this.brief(name)
+      const pane = await this.spawn()
+      await this.brief(pane)
       this.watch()
-      return name
+      return pane.tabs[0]?.tmux_name as string
     })
   }
 
@@ -105,26 +111,32 @@ export class ConfigAssistant {
     return pane && !pane.dead ? name : undefined
   }
 
-  private async spawn(): Promise<string> {
+  private async spawn(): Promise<AgentPane> {
     const taken = new Set(await this.tmux.sessionNames())
     let name: string
     do name = `${NAME_PREFIX}${++this.spawned}`
     while (taken.has(name))
     const program = this.config.get('default_program')
     const env = { ...paneEnvironment(this.source, agentOf(program), this.config.get('session_env_passthrough')), SERVICE_HOME: this.paths.home }
-    const command = ['/bin/sh', '-c', `exec ${commandLineOf(program, this.config.get('program_overrides'))}`]
+    const commandLine = commandLineOf(program, this.config.get('program_overrides'))
     // The session ends with the agent: an assistant that exited is not there to reuse.
-    await this.tmux.newSession({ name, cwd: this.paths.home, env, command, endsWithCommand: true })
+    await this.tmux.newSession({ name, cwd: this.paths.home, env, command: ['/bin/sh', '-c', `exec ${commandLine}`], endsWithCommand: true })
     this.name = name
-    return name
+    const profile = profileFor(commandLine)?.name
+    return { id: name, title: 'config assistant', ...(profile ? { profile } : {}), tabs: [{ id: name, kind: TabKind.agent, name: 'agent', tmux_name: name }] }
   }
 
   /** Pastes the brief the way a session's first prompt is, waiting for it at most BRIEF_WAIT_MS. */
-  private async brief(name: string): Promise<void> {
+  private async brief(pane: AgentPane): Promise<void> {
+    const name = pane.tabs[0]?.tmux_name as string
     const brief = briefOf(await this.config.entries())
     const delivery = (async () => {
-      await waitForFirstDraw(this.tmux, name)
-      return (await deliverPrompt(this.tmux, name, brief)).status
+      const failure = await this.screens.composer(pane, async () => {})
+      if (failure) {
+        this.log.warn({ tmux_session: name, reason: failure }, 'the config assistant brief waits for its composer')
+        return 'not-delivered' as const
+      }
+      return (await deliverPrompt(this.tmux, name, brief, this.screens.profileOf(pane))).status
     })()
     // Past the wait, a failure is only logged: the open has answered.
     delivery.catch((error: unknown) => this.log.warn({ err: error, tmux_session: name }, 'briefing the config assistant failed'))

@@ -26,7 +26,10 @@ export function composerWaitMs(env: NodeJS.ProcessEnv): number {
 }
 const LOOK_EVERY_MS = 100
 
-const nameOf = (record: SessionRecord) => agentTab(record).tmux_name as string
+/** An agent's pane: a session's, or the config assistant's. */
+export type AgentPane = Pick<SessionRecord, 'id' | 'title' | 'profile' | 'agent_asks' | 'tabs'>
+
+const nameOf = (pane: AgentPane) => agentTab(pane).tmux_name as string
 
 /**
  * Reads known agents' screens (agents/profiles.ts) and deals with their start-up gates:
@@ -35,7 +38,7 @@ const nameOf = (record: SessionRecord) => agentTab(record).tmux_name as string
  * and the row report. One place for both the poll loop and prompts waiting for a composer,
  * so a gate is never answered twice at once.
  */
-export class AgentScreens {
+export class AgentScreens<P extends AgentPane = SessionRecord> {
   private readonly answers = new Map<string, { count: number; at: number }>()
   /** Sessions whose agent's composer was seen settled since it started: later waits need only see it. */
   private readonly settled = new Set<string>()
@@ -44,44 +47,44 @@ export class AgentScreens {
     private readonly tmux: Tmux,
     private readonly log: Logger,
     /** `agent_gates` in force for the session's repository. */
-    private readonly policy: (record: SessionRecord) => Promise<AgentGatePolicy>,
+    private readonly policy: (pane: P) => Promise<AgentGatePolicy>,
     private readonly composerWaitMs = COMPOSER_WAIT_MS,
   ) {}
 
-  profileOf(record: SessionRecord): Profile | undefined {
-    return record.profile === undefined ? undefined : profileNamed(record.profile)
+  profileOf(pane: P): Profile | undefined {
+    return pane.profile === undefined ? undefined : profileNamed(pane.profile)
   }
 
   /**
    * Reads a known agent's screen and acts on a gate; undefined for a program without a
-   * profile. `agent_asks` on the record follows what it saw: `changed` says to save it.
+   * profile. `agent_asks` on the pane follows what it saw: `changed` says to save it.
    */
-  async look(record: SessionRecord, screen: string): Promise<{ reading: Reading; changed: boolean } | undefined> {
-    const profile = this.profileOf(record)
+  async look(pane: P, screen: string): Promise<{ reading: Reading; changed: boolean } | undefined> {
+    const profile = this.profileOf(pane)
     if (!profile) return undefined
     const reading = readScreen(profile, screen)
-    const asks = reading.gate && !(await this.answer(record, reading.gate)) ? reading.gate.name : undefined
-    const changed = asks !== record.agent_asks
-    if (asks === undefined) delete record.agent_asks
-    else record.agent_asks = asks
+    const asks = reading.gate && !(await this.answer(pane, reading.gate)) ? reading.gate.name : undefined
+    const changed = asks !== pane.agent_asks
+    if (asks === undefined) delete pane.agent_asks
+    else pane.agent_asks = asks
     return { reading, changed }
   }
 
   /** Answers a gate under accept; false when it is left to the user. */
-  private async answer(record: SessionRecord, gate: Gate): Promise<boolean> {
-    if ((await this.policy(record)) === 'ask') return false
-    const key = `${record.id}\0${gate.name}`
+  private async answer(pane: P, gate: Gate): Promise<boolean> {
+    if ((await this.policy(pane)) === 'ask') return false
+    const key = `${pane.id}\0${gate.name}`
     const answered = this.answers.get(key) ?? { count: 0, at: 0 }
     if (Date.now() - answered.at < ANSWER_LANDS_MS) return true
     if (answered.count >= GATE_ANSWERS) {
-      if (record.agent_asks !== gate.name) {
-        this.log.warn({ session: record.title, gate: gate.name }, `start-up gate still shows after ${GATE_ANSWERS} answers; left to the user`)
+      if (pane.agent_asks !== gate.name) {
+        this.log.warn({ session: pane.title, gate: gate.name }, `start-up gate still shows after ${GATE_ANSWERS} answers; left to the user`)
       }
       return false
     }
-    await this.choose(nameOf(record), gate)
+    await this.choose(nameOf(pane), gate)
     this.answers.set(key, { count: answered.count + 1, at: Date.now() })
-    this.log.info({ session: record.title, gate: gate.name, answer: answered.count + 1 }, 'answered a start-up gate')
+    this.log.info({ session: pane.title, gate: gate.name, answer: answered.count + 1 }, 'answered a start-up gate')
     return true
   }
 
@@ -108,9 +111,9 @@ export class AgentScreens {
   }
 
   /** Its agent was replaced: a new process asks afresh. */
-  forget(record: SessionRecord): void {
-    for (const key of this.answers.keys()) if (key.startsWith(`${record.id}\0`)) this.answers.delete(key)
-    this.settled.delete(record.id)
+  forget(pane: P): void {
+    for (const key of this.answers.keys()) if (key.startsWith(`${pane.id}\0`)) this.answers.delete(key)
+    this.settled.delete(pane.id)
   }
 
   /**
@@ -119,9 +122,9 @@ export class AgentScreens {
    * `composerSettlesMs`. Resolves to why not when it did not within `timeoutMs`; a program without
    * a profile only needs to have drawn something. `changed` hears of `agent_asks` moving.
    */
-  async composer(record: SessionRecord, changed: () => Promise<void>, timeoutMs = this.composerWaitMs): Promise<string | undefined> {
-    const name = nameOf(record)
-    const profile = this.profileOf(record)
+  async composer(pane: P, changed: () => Promise<void>, timeoutMs = this.composerWaitMs): Promise<string | undefined> {
+    const name = nameOf(pane)
+    const profile = this.profileOf(pane)
     if (!profile) {
       await waitForFirstDraw(this.tmux, name)
       return undefined
@@ -132,25 +135,25 @@ export class AgentScreens {
     for (;;) {
       const screen = (await this.tmux.capture([name])).get(name)
       if (screen === undefined) return "the agent's terminal is gone"
-      const seen = await this.look(record, screen)
+      const seen = await this.look(pane, screen)
       if (seen?.changed) await changed()
       if (seen?.reading.composer && !seen.reading.gate) {
-        if (this.settled.has(record.id)) return undefined
+        if (this.settled.has(pane.id)) return undefined
         if (still?.screen !== screen) still = { screen, since: Date.now() }
         if (Date.now() - still.since >= profile.composerSettlesMs) {
-          this.settled.add(record.id)
+          this.settled.add(pane.id)
           return undefined
         }
       } else still = undefined
-      if (Date.now() >= deadline) return this.notReady(record, seen?.reading, timeoutMs)
+      if (Date.now() >= deadline) return this.notReady(pane, seen?.reading, timeoutMs)
       await sleep(LOOK_EVERY_MS)
     }
   }
 
-  private notReady(record: SessionRecord, reading: Reading | undefined, timeoutMs: number): string {
+  private notReady(pane: P, reading: Reading | undefined, timeoutMs: number): string {
     const seconds = timeoutMs / 1000
     if (reading?.gate) {
-      return record.agent_asks === undefined
+      return pane.agent_asks === undefined
         ? `the agent kept asking "${reading.gate.name}" for ${seconds} s`
         : `the agent asks "${reading.gate.name}", which is left to you: answer it in its terminal`
     }
