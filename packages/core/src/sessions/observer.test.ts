@@ -86,3 +86,13 @@ it('leaves a start-up gate to the user under agent_gates ask: ready, asking, and
   await tick()
   expect([stateOf(record), record.agent_asks, record.last_pane_churn_at]).toEqual(['ready', 'folder trust', undefined])
 })
+
+it('settles a known agent that shows neither its busy line nor its composer once its pane stops changing', async () => {
+  const { record, pane, tick } = await watched({ profile: 'claude' })
+  await tick()
+  pane.screen = 'Something Claude never drew before'
+  await tick()
+  expect(stateOf(record)).toBe('running')
+  await tick()
+  expect(stateOf(record)).toBe('ready')
+})
