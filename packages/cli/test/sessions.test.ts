@@ -114,7 +114,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
       runCli(['sessions', 'send', 'cut', 'summarise the open issues and propose an order to fix them'], env),
     ])
     expect(mute.code).toBe(0)
-    expect(mute.out).toBe('mute: prompt sent but unverified: Enter was pressed, yet the pane did not show the exact prompt; look with: svc sessions attach mute\n')
+    expect(mute.out).toBe('mute: prompt sent but unverified: Enter was pressed, yet the pane did not show the exact prompt, or the agent did not show that it took it; look with: svc sessions attach mute\n')
     expect(cut.code).toBe(4)
     expect(JSON.parse(cut.stdout)).toEqual({ ok: true, status: 'not-delivered' })
     expect(cut.stderr).toContain('svc: cut: prompt NOT delivered')

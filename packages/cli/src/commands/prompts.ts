@@ -16,7 +16,7 @@ export function promptCommands(sessions: Command): void {
     sessions.command('send <title> <prompt...>').description('paste a prompt into the agent and report whether it arrived (SendPrompt)'),
     'SendPrompt',
     (ref, [words]) => ({ ...ref, prompt: (words as string[]).join(' ') }),
-    (response, title) => `${title}: ${deliveryNote(title, response.status)}`,
+    (response, title) => `${title}: ${deliveryNote(title, response.status, response.reason)}`,
   ).addHelpText(
     'after',
     `${PROMPT_HELP}

@@ -119,7 +119,7 @@ Examples:
         ...(options.account ? { account: options.account } : {}),
       })
       const status = instance.last_prompt_delivery_status
-      const note = status ? deliveryNote(instance.title, status) : undefined
+      const note = status ? deliveryNote(instance.title, status, instance.last_prompt_failure) : undefined
       reply(command, { instance }, () => {
         printSessions([instance])
         process.stdout.write(`\nworktree: ${instance.path}\n`)

@@ -1,11 +1,10 @@
 import { Bell } from 'lucide-react'
-import type { AttentionReason } from '@svc/protocol'
 import { useEffect, useState } from 'react'
 import { fleetStore } from '../fleet-store'
 import { Hint } from './Hint'
 import { ui } from './ui'
 
-const REASON_WORDS: Record<AttentionReason, string> = {
+const REASON_WORDS: Record<string, string> = {
   settled: 'finished working',
   'usage-limit': 'reached its usage limit',
   'prompt-not-delivered': 'did not get its prompt',
@@ -19,7 +18,7 @@ export function Notifications() {
   useEffect(() => {
     fleetStore.onAttention((title, reason) => {
       if (supported && Notification.permission === 'granted' && document.visibilityState !== 'visible') {
-        new Notification(`svc: ${title} ${REASON_WORDS[reason as AttentionReason] ?? reason}`, { tag: `svc-${title}` })
+        new Notification(`svc: ${title} ${REASON_WORDS[reason] ?? reason}`, { tag: `svc-${title}` })
       }
     })
   }, [supported])
