@@ -59,9 +59,12 @@ describe('GetConfig tiers, words and sources', () => {
   it('lists enum words exactly for closed keys, each accepted by SetConfigValue and nothing else', async () => {
     const all = await entries()
     expect(all.filter((candidate) => candidate.enum).map(({ key }) => key)).toEqual(
-      all.filter(({ type, key }) => type === 'bool' || key === 'backend').map(({ key }) => key),
+      all.filter(({ type, key }) => type === 'bool' || key === 'backend' || key === 'agent_gates').map(({ key }) => key),
     )
     expect((await entry('backend')).enum).toEqual(['local', 'hook'])
+    expect((await entry('agent_gates')).enum).toEqual(['accept', 'ask'])
+    for (const word of ['ask', 'accept']) expect((await set('agent_gates', word)).status).toBe(200)
+    expect((await set('agent_gates', 'always')).json.error.message).toContain('expected one of accept, ask')
     for (const { key, enum: words } of all.filter((candidate) => candidate.enum && candidate.type === 'bool')) {
       expect(words, key).toEqual(['true', 'false'])
       for (const word of words ?? []) {
