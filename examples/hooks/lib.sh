@@ -7,19 +7,19 @@ die() {
   exit 1
 }
 
-# Sets name, title, repo, branch and restore (0 or 1) from svc's arguments:
-# --name <slug> --title <title> --repo <origin URL> --branch <branch> [--restore].
+# Sets name, title, repo, branch, base and restore (0 or 1) from svc's arguments:
+# --name <slug> --title <title> --repo <origin URL> --branch <branch> [--base <branch>] [--restore].
 # shellcheck disable=SC2034  # the sourcing script reads them
 parse_hook_args() {
-  name='' title='' repo='' branch='' restore=0
+  name='' title='' repo='' branch='' base='' restore=0
   while [ $# -gt 0 ]; do
     case "$1" in
-      --name | --title | --repo | --branch)
+      --name | --title | --repo | --branch | --base)
         [ $# -ge 2 ] || die "$1 needs a value"
         printf -v "${1#--}" '%s' "$2"
         shift 2
         ;;
-      --name=* | --title=* | --repo=* | --branch=*)
+      --name=* | --title=* | --repo=* | --branch=* | --base=*)
         local option=${1%%=*}
         printf -v "${option#--}" '%s' "${1#*=}"
         shift
@@ -40,9 +40,9 @@ require_launch_args() {
   [ -n "$branch" ] || die "--branch is required"
 }
 
-# Run by `sh` inside the workspace (pod or container), with SVC_REPO, SVC_BRANCH,
+# Run by `sh` inside the workspace (pod or container), with SVC_REPO, SVC_BRANCH, SVC_BASE,
 # SVC_RESTORE, SVC_WORKSPACE and SVC_PORT in its environment: clones the repository at the
-# branch (made from the default branch when origin has none yet; a restore requires it)
+# branch (made from SVC_BASE, else the default branch, when origin has none yet; a restore requires it)
 # and starts svc agent-server, whose `{url, token}` line is the only thing on stdout.
 # shellcheck disable=SC2034  # the sourcing script passes it to the workspace
 WORKSPACE_SCRIPT=$(
@@ -56,6 +56,8 @@ set -eu
   elif [ "$SVC_RESTORE" = 1 ]; then
     echo "branch $SVC_BRANCH is not on origin: nothing to restore" >&2
     exit 1
+  elif [ -n "${SVC_BASE:-}" ]; then
+    git checkout --no-track -b "$SVC_BRANCH" "origin/$SVC_BASE"
   else
     git checkout -b "$SVC_BRANCH"
   fi

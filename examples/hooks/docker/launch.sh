@@ -26,11 +26,11 @@ workspace_stopped() {
 echo "starting container $container from $image" >&2
 # -e NAME passes the value from this environment, so the origin URL (which may carry
 # credentials) stays off docker's command line.
-export SVC_REPO=$repo SVC_BRANCH=$branch SVC_RESTORE=$restore SVC_PORT=$port SVC_WORKSPACE=/workspace
+export SVC_REPO=$repo SVC_BRANCH=$branch SVC_BASE=$base SVC_RESTORE=$restore SVC_PORT=$port SVC_WORKSPACE=/workspace
 docker run --detach --name "$container" \
   --label "svc.slug=$name" --label "svc.title=$title" \
   --publish "127.0.0.1::$port" \
-  -e SVC_REPO -e SVC_BRANCH -e SVC_RESTORE -e SVC_PORT -e SVC_WORKSPACE \
+  -e SVC_REPO -e SVC_BRANCH -e SVC_BASE -e SVC_RESTORE -e SVC_PORT -e SVC_WORKSPACE \
   --entrypoint sh "$image" -c "$WORKSPACE_SCRIPT" >&2
 
 token=$(await_token)

@@ -32,7 +32,7 @@ echo "starting pod $pod from $image" >&2
 # --labels replaces kubectl's default run=<pod name> label, whose value is capped at 63 bytes.
 k run "$pod" --image "$image" --restart Never --port "$port" \
   --labels app.kubernetes.io/managed-by=svc --annotations "svc/title=$title" \
-  --env "SVC_REPO=$repo" --env "SVC_BRANCH=$branch" --env "SVC_RESTORE=$restore" \
+  --env "SVC_REPO=$repo" --env "SVC_BRANCH=$branch" --env "SVC_BASE=$base" --env "SVC_RESTORE=$restore" \
   --env "SVC_PORT=$port" --env SVC_WORKSPACE=/workspace \
   --command -- sh -c "$WORKSPACE_SCRIPT" >&2
 

@@ -107,6 +107,15 @@ describe.each(backends)('examples/hooks/$dir', ({ tool, dir, port, env: backendE
     expect(again.stdout).toBe('')
   })
 
+  it('makes a new branch from --base, not tracking it', async () => {
+    git(origin, 'checkout', '-q', '-b', 'release')
+    git(origin, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'release line')
+    git(origin, 'checkout', '-q', 'main')
+    const launched = await launch('--name', 'from-base', '--title', 'From base', '--repo', origin, '--branch', 'svc/from-base', '--base', 'release')
+    expect(launched.code, launched.stderr).toBe(0)
+    expect(await agentServer('from-base')).toMatchObject({ branch: 'svc/from-base', head: git(origin, 'rev-parse', 'release').trim(), upstream: null })
+  })
+
   it('restores: the branch from origin, tracking it', async () => {
     const launched = await launch('--restore', '--name', 'existing', '--title', 'Existing', '--repo', origin, '--branch', 'svc/existing')
     expect(launched.code, launched.stderr).toBe(0)

@@ -55,11 +55,13 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     const events = await recordEvents(world.daemon.client)
 
     const archived = await world.daemon.client.call('ArchiveSession', { id: created.id })
-    expect(archived.archived_path).toBe(`${world.origin}#main`)
-    // On origin: the snapshot over the agent's commit, holding exactly what was not committed.
-    expect(originLog('main').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
-    expect(git(world.origin, 'show', '--name-only', '--format=', 'main').trim().split('\n').sort()).toEqual(['notes.txt', 'parser.txt'])
-    expect(git(world.origin, 'show', 'main:parser.txt')).toBe('v1\nv2 not committed\n')
+    expect(archived.archived_path).toBe(`${world.origin}#agent/keep`)
+    // On origin, on the session's own branch: the snapshot over the agent's commit, holding exactly what was not committed.
+    expect(originLog('agent/keep').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
+    expect(git(world.origin, 'show', '--name-only', '--format=', 'agent/keep').trim().split('\n').sort()).toEqual(['notes.txt', 'parser.txt'])
+    expect(git(world.origin, 'show', 'agent/keep:parser.txt')).toBe('v1\nv2 not committed\n')
+    // The default branch is not the session's: untouched.
+    expect(originLog('main')).toEqual(['init'])
     // The remote is gone: delete_cmd ran, the agent server stopped, the token file removed.
     expect(hookCalls(world.state).slice(launches)).toEqual([expect.objectContaining({ hook: 'delete', argv: expect.arrayContaining(['--name', 'keep']) })])
     expect(alive(pid)).toBe(false)
@@ -87,7 +89,7 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     const restored = await world.daemon.client.call('RestoreArchived', { id: created.id })
     const launch = hookCalls(world.state).at(-1)
     expect(launch?.hook).toBe('launch')
-    expect(launch?.argv.slice(-9)).toEqual(['--name', 'keep', '--title', 'keep', '--repo', world.origin, '--branch', 'main', '--restore'])
+    expect(launch?.argv.slice(-11)).toEqual(['--name', 'keep', '--title', 'keep', '--repo', world.origin, '--branch', 'agent/keep', '--base', 'main', '--restore'])
     // A new agent server on the pushed branch, the snapshot's files in its workspace.
     const after = remoteOf(world.state, 'keep')
     expect(after.token).not.toBe(before.token)
@@ -147,11 +149,28 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     // Its work stayed in the workspace, committed as the snapshot a retry pushes.
     expect(readFileSync(join(remote.workspace, 'draft.txt'), 'utf8')).toBe('not pushed\n')
     await world.daemon.client.call('ArchiveSession', { id: created.id })
-    expect(git(world.origin, 'show', 'main:draft.txt')).toBe('not pushed\n')
+    expect(git(world.origin, 'show', 'agent/stay:draft.txt')).toBe('not pushed\n')
+    expect(git(world.origin, 'rev-parse', 'main')).toBe(originHead)
     await world.daemon.client.call('KillSession', { id: created.id })
   })
 
-  it('is restored with svc sessions restore --force-reap when its remote is lost: a new remote on the branch origin has', async () => {
+  it('lands two sessions archived in turn each on its own branch, never on the default branch', async () => {
+    const sessions = [await createHook('left', 'one side'), await createHook('right', 'the other side')]
+    for (const title of ['left', 'right']) {
+      const { workspace } = remoteOf(world.state, title)
+      await writeFile(join(workspace, `${title}.txt`), `${title}\n`)
+      git(workspace, 'add', `${title}.txt`)
+      git(workspace, ...committer, 'commit', '-q', '-m', `${title} work`)
+    }
+    const originMain = git(world.origin, 'rev-parse', 'main')
+    for (const created of sessions) await world.daemon.client.call('ArchiveSession', { id: created.id })
+    expect(originLog('agent/left').slice(0, 2)).toEqual(['left work', 'init'])
+    expect(originLog('agent/right').slice(0, 2)).toEqual(['right work', 'init'])
+    expect(git(world.origin, 'rev-parse', 'main')).toBe(originMain)
+    for (const created of sessions) await world.daemon.client.call('KillSession', { id: created.id })
+  })
+
+  it('is restored with svc sessions restore --force-reap when its remote is lost: a new remote on its branch', async () => {
     const created = await createHook('lost', 'start')
     const pid = remotePid(world.state, 'lost')
     process.kill(pid, 'SIGKILL')
@@ -163,11 +182,10 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
 
     const restored = await runCli(['sessions', 'restore', 'lost', '--force-reap'], env)
     expect(restored.code, restored.stderr).toBe(0)
-    // The lost remote was torn down first, then a new one launched with --restore.
-    expect(hookCalls(world.state).slice(-2).map((call) => [call.hook, call.argv.at(-1)])).toEqual([
-      ['delete', 'lost'],
-      ['launch', '--restore'],
-    ])
+    // The lost remote was torn down first; it had pushed nothing, so its branch starts afresh from the checkout's.
+    const [teardown, relaunch] = hookCalls(world.state).slice(-2)
+    expect(teardown?.argv.slice(-2)).toEqual(['--name', 'lost'])
+    expect(relaunch?.argv.slice(-4)).toEqual(['--branch', 'agent/lost', '--base', 'main'])
     const after = remoteOf(world.state, 'lost')
     expect(git(after.workspace, 'rev-parse', 'HEAD')).toBe(git(world.origin, 'rev-parse', 'main'))
     const live = await waitForSession(world.daemon, 'lost', (row) => row.liveness_name === 'ready' && row.remote_unreachable === undefined)

@@ -50,7 +50,7 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
 
     // launch_cmd ran directly with the contract's arguments and the filtered environment.
     const [launch] = hookCalls(world.state)
-    expect(launch?.argv.slice(-8)).toEqual(['--name', 'fixlogin', '--title', 'Fix_Login', '--repo', world.origin, '--branch', 'main'])
+    expect(launch?.argv.slice(-10)).toEqual(['--name', 'fixlogin', '--title', 'Fix_Login', '--repo', world.origin, '--branch', 'agent/Fix_Login', '--base', 'main'])
     expect(launch?.env).toContain('PATH')
     expect(launch?.env).not.toContain('SVC_TEST_HOME_ONLY')
 

@@ -62,7 +62,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
 
     // provision_cmd ran with the contract's arguments.
     const [provision] = hookCalls(world.state)
-    expect(provision?.argv.slice(-8)).toEqual(['--name', 'over-ssh', '--title', 'over-ssh', '--repo', world.origin, '--branch', 'main'])
+    expect(provision?.argv.slice(-10)).toEqual(['--name', 'over-ssh', '--title', 'over-ssh', '--repo', world.origin, '--branch', 'agent/over-ssh', '--base', 'main'])
 
     // The record: a local forward as its endpoint, the host as ssh reaches it.
     const stored = storedRecord(instance.id)
@@ -181,11 +181,12 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     const calls = hookCalls(world.state).length
 
     const archived = await world.daemon.client.call('ArchiveSession', { id })
-    expect(archived.archived_path).toBe(`${world.origin}#main`)
-    // On origin: the snapshot over the agent's commit, holding exactly what was not committed.
-    expect(git(world.origin, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
-    expect(git(world.origin, 'show', 'main:parser.txt')).toBe('v1\nv2 not committed\n')
-    expect(git(world.origin, 'show', 'main:notes.txt')).toBe('untracked notes\n')
+    expect(archived.archived_path).toBe(`${world.origin}#agent/kept`)
+    // On origin, on its own branch: the snapshot over the agent's commit, holding exactly what was not committed.
+    expect(git(world.origin, 'log', '--format=%s', 'agent/kept').trim().split('\n').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
+    expect(git(world.origin, 'show', 'agent/kept:parser.txt')).toBe('v1\nv2 not committed\n')
+    expect(git(world.origin, 'show', 'agent/kept:notes.txt')).toBe('untracked notes\n')
+    expect(git(world.origin, 'log', '--format=%s', 'main').trim()).toBe('init')
     // The host is torn down: agent server, its workspace (pushed first) and home, the master,
     // the ssh directory and the token; then delete_cmd took the host away.
     expect(hookCalls(world.state).slice(calls)).toEqual([expect.objectContaining({ hook: 'delete', argv: expect.arrayContaining(['--name', 'kept']) })])
@@ -200,7 +201,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     const restored = await world.daemon.client.call('RestoreArchived', { id })
     const provision = hookCalls(world.state).at(-1)
     expect(provision?.hook).toBe('provision')
-    expect(provision?.argv.slice(-9)).toEqual(['--name', 'kept', '--title', 'kept', '--repo', world.origin, '--branch', 'main', '--restore'])
+    expect(provision?.argv.slice(-11)).toEqual(['--name', 'kept', '--title', 'kept', '--repo', world.origin, '--branch', 'agent/kept', '--base', 'main', '--restore'])
     // A new master and agent server, on a fresh clone of the pushed branch.
     const reopened = masterPid(world.daemon, id)
     expect(reopened).toBeGreaterThan(0)
@@ -210,7 +211,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     expect(restored.worktree_path).toBe(workspace)
     expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('untracked notes\n')
     expect(git(workspace, 'log', '-1', '--format=%s')).toBe('svc: snapshot before archive\n')
-    expect(git(workspace, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main\n')
+    expect(git(workspace, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('agent/kept\n')
     const live = await waitForSession(world.daemon, 'kept', (row) => row.liveness_name === 'ready' && row.remote_unreachable === undefined)
     expect(live).toMatchObject({ id, lifecycle_action: 'archive', remote_host: world.sshd.place.address })
     expect(storedRecord(id).remote.ssh).toMatchObject({ host: world.sshd.place.address, port: world.sshd.port })
@@ -227,32 +228,27 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
   })
 
   it('stays archived when its branch is gone from origin at restore, saying so, with delete_cmd run and nothing left on the host', async () => {
-    git(world.repo, 'checkout', '-q', '-b', 'side')
-    try {
-      const reply = await create({ title: 'gone', prompt: 'on the side' })
-      expect(reply.status, reply.text).toBe(200)
-      const { id } = reply.json.data.instance
-      await waitForSession(world.daemon, 'gone', (row) => row.liveness_name === 'ready')
-      await world.daemon.client.call('ArchiveSession', { id })
-      git(world.origin, 'branch', '-q', '-D', 'side')
-      const calls = hookCalls(world.state).length
+    const reply = await create({ title: 'gone', prompt: 'on the side' })
+    expect(reply.status, reply.text).toBe(200)
+    const { id } = reply.json.data.instance
+    await waitForSession(world.daemon, 'gone', (row) => row.liveness_name === 'ready')
+    await world.daemon.client.call('ArchiveSession', { id })
+    git(world.origin, 'branch', '-q', '-D', 'agent/gone')
+    const calls = hookCalls(world.state).length
 
-      const refused = await world.daemon.post('/v1/RestoreArchived', { id })
-      expect(refused.status).toBe(500)
-      expect(refused.json.error.message).toContain('could not restore hook session "gone": starting svc agent-server on ')
-      expect(refused.json.error.message).toContain('failed: branch side is not on origin: nothing to restore')
-      expect(refused.json.error.message).toContain('delete_cmd --name gone ran')
-      expect(hookCalls(world.state).slice(calls).map((call) => [call.hook, call.argv.at(-1)])).toEqual([
-        ['provision', '--restore'],
-        ['delete', 'gone'],
-      ])
-      expect(await session(world.daemon, 'gone')).toMatchObject({ id, liveness_name: 'archived', lifecycle_action: 'restore' })
-      expect(storedRecord(id).remote.archived).toMatchObject({ origin: world.origin })
-      expect(leftovers(world)).toEqual(NOTHING_LEFT)
-      expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
-    } finally {
-      git(world.repo, 'checkout', '-q', 'main')
-    }
+    const refused = await world.daemon.post('/v1/RestoreArchived', { id })
+    expect(refused.status).toBe(500)
+    expect(refused.json.error.message).toContain('could not restore hook session "gone": starting svc agent-server on ')
+    expect(refused.json.error.message).toContain('failed: branch agent/gone is not on origin: nothing to restore')
+    expect(refused.json.error.message).toContain('delete_cmd --name gone ran')
+    expect(hookCalls(world.state).slice(calls).map((call) => [call.hook, call.argv.at(-1)])).toEqual([
+      ['provision', '--restore'],
+      ['delete', 'gone'],
+    ])
+    expect(await session(world.daemon, 'gone')).toMatchObject({ id, liveness_name: 'archived', lifecycle_action: 'restore' })
+    expect(storedRecord(id).remote.archived).toMatchObject({ origin: world.origin })
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
+    expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
   })
 
   it('reopens the master and its forward when the home daemon restarts', async () => {

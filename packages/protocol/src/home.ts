@@ -39,7 +39,7 @@ export interface ServicePaths {
   handoffs: string
   tasks: string
   projects: string
-  /** The sha256 of each repository config the user trusted, by repository root. */
+  /** The sha256 of each repository config the user trusted, and of the scripts its hooks run, by repository root. */
   trustedRepoConfigs: string
   accounts: string
   archived: string

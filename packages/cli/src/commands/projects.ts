@@ -39,7 +39,7 @@ export function projectsCommand(program: Command): void {
   projects
     .command('trust <path>')
     .description(
-      "trust the repository's .svc/config.json as it is now, so its sessions may run the commands it names (program_overrides, remote_hooks, a command-line default_program); any later change needs trusting again",
+      "trust the repository's .svc/config.json as it is now, so its sessions may run the commands it names (program_overrides, remote_hooks, a command-line default_program); any later change to it, or to a script of the repository its remote_hooks run, needs trusting again",
     )
     .action(async (path: string, _options, command: Command) => {
       const response = await callDaemon(resolvePaths(), 'TrustProject', { path: hostPath(path) })

@@ -104,7 +104,7 @@ export function parseRepoConfig(text: string, file: string): RepoDocument {
   return { file, raw, values, sha256: sha256Of(text), commands: commandsOf(values) }
 }
 
-export function sha256Of(text: string): string {
+export function sha256Of(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex')
 }
 

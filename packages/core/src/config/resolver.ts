@@ -7,7 +7,7 @@ import { shellQuote } from '../infra/launcher.js'
 import { entryOf, setResponse, type Config, type ConfigChangeT } from './config.js'
 import { CONFIG_KEYS, type ConfigKey, type KeyDef, type Settings } from './keys.js'
 import { readRepoConfig, repoConfigPath, RepoConfigFiles, type RepoDocument } from './repo.js'
-import type { TrustedRepoConfigs } from './trust.js'
+import { trustedContent, type TrustedRepoConfigs, type Untrusted } from './trust.js'
 
 /** Settings in force somewhere: the global ones, or a repository's. */
 export interface InForce {
@@ -28,6 +28,22 @@ export interface RepoSettings extends InForce {
 /** A path as typed into a shell: quoted only when it needs to be. */
 function shellWord(path: string): string {
   return /^[\w./-]+$/.test(path) ? path : shellQuote(path)
+}
+
+/** What in the repository needs reviewing before it is trusted, and why. */
+function why(untrusted: Untrusted, document: RepoDocument): string {
+  const commands = document.commands.map((command) => JSON.stringify(command)).join(', ')
+  const scripts = (paths: string[]) => (paths.length === 1 ? `the script ${paths[0]}` : `the scripts ${paths.join(', ')}`)
+  switch (untrusted.kind) {
+    case 'new':
+      return `: it would run ${commands}; review it`
+    case 'config':
+      return ` (it changed since it was trusted): it would run ${commands}; review it`
+    case 'scripts':
+      return `: ${scripts(untrusted.paths)} it runs changed since it was trusted; review ${untrusted.paths.join(', ')}`
+    case 'unrecorded':
+      return `: it was trusted by an earlier svc, which did not record ${scripts(untrusted.paths)} it runs; review ${untrusted.paths.join(', ')}`
+  }
 }
 
 export type RepoConfigListener = (key: ConfigKey) => void
@@ -92,12 +108,10 @@ export class ConfigResolver {
   }
 
   private async distrust(root: string, document: RepoDocument): Promise<string | undefined> {
-    if (document.commands.length === 0 || (await this.trust.trusts(root, document.sha256))) return undefined
-    const changed = (await this.trust.trustedBefore(root)) ? ' (it changed since it was trusted)' : ''
-    return (
-      `the repository config ${document.file} is not trusted${changed}: it would run ` +
-      `${document.commands.map((command) => JSON.stringify(command)).join(', ')}; review it, then run: svc projects trust ${shellWord(root)}`
-    )
+    if (document.commands.length === 0) return undefined
+    const untrusted = await this.trust.untrusted(root, await trustedContent(root, document))
+    if (untrusted === undefined) return undefined
+    return `the repository config ${document.file} is not trusted${why(untrusted, document)}, then run: svc projects trust ${shellWord(root)}`
   }
 
   /** Every key with the value in force for the repository, and where that value comes from. */
@@ -140,12 +154,12 @@ export class ConfigResolver {
     }
   }
 
-  /** Records the repository config's content as trusted; refused when there is none. */
+  /** Records the repository config's content, and its scripts', as trusted; refused when there is none. */
   async trustRepository(path: string): Promise<Static<typeof TrustProjectResponse>> {
     const root = (await resolveRepository(expandHome(path))).root
     const document = await readRepoConfig(root)
     if (!document) throw new Refused(`${repoConfigPath(root)} does not exist: the repository has no config to trust`)
-    await this.trust.trust(root, document.sha256, this.clock.now())
+    await this.trust.trust(root, await trustedContent(root, document), this.clock.now())
     return { ok: true, sha256: document.sha256 }
   }
 }

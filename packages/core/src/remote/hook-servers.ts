@@ -78,7 +78,10 @@ async function originOf(root: string, env: NodeJS.ProcessEnv): Promise<string> {
 /** What a launch needs besides the record: where to clone from, the agent's command line and first prompt. */
 interface LaunchPlan {
   origin: string
+  /** The session's own branch, `branch_prefix` + title as a local session's. */
   branch: string
+  /** What a new session's branch is made from on the remote: the home checkout's current branch. */
+  base?: string
   commandLine: string
   prompt: string | undefined
   settings: Settings
@@ -109,7 +112,7 @@ export class HookServers {
     if (request.account) throw new InvalidRequest('accounts are not supported for hook sessions yet; leave account empty')
     const env = this.options.hookEnv()
     const origin = await originOf(repo.root, env)
-    const { branch } = await currentCheckout(repo.root, env)
+    const { branch: base } = await currentCheckout(repo.root, env)
     const commandLine = commandLineOf(program, settings.program_overrides)
     const record = await table.repos.run(repo.id, async () => {
       const title = allocateTitle(request, new Set(table.ofRepository(repo.id).map((existing) => existing.title)))
@@ -123,7 +126,8 @@ export class HookServers {
         repo_id: repo.id,
         repo_path: repo.root,
         path: '',
-        branch,
+        // Its own branch, never the checkout's: an archive pushes it, so two sessions never race for one.
+        branch: `${this.options.config.get('branch_prefix')}${title}`,
         branch_created: false,
         program,
         account: '',
@@ -146,7 +150,7 @@ export class HookServers {
       return reserved
     })
     try {
-      await this.launch(record, { origin, branch, commandLine, prompt: request.prompt, settings })
+      await this.launch(record, { origin, branch: record.branch, base, commandLine, prompt: request.prompt, settings })
     } catch (error) {
       table.forget(record.id)
       this.remotes.drop(record.id)
@@ -188,14 +192,14 @@ export class HookServers {
     return launchRefusal(intent, error, failure)
   }
 
-  private async launch(record: SessionRecord, { origin, branch, commandLine, prompt, settings, restore }: LaunchPlan): Promise<void> {
+  private async launch(record: SessionRecord, { origin, branch, base, commandLine, prompt, settings, restore }: LaunchPlan): Promise<void> {
     const { table, tokens } = this.options
     const place = placeOf(record)
     const root = record.repo_path
-    const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(restore ? ['--restore'] : [])]
+    const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(base ? ['--base', base] : []), ...(restore ? ['--restore'] : [])]
     const endpoint =
       place.via === 'provision'
-        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args), { origin, branch, restore: restore === true })
+        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args), { origin, branch, base, restore: restore === true })
         : this.launched(await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args))
     if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
@@ -222,13 +226,17 @@ export class HookServers {
 
   /**
    * A new remote for an archived session: launch_cmd with `--restore` at the session's
-   * branch, the session created there in place with a brief that says it resumes. A
-   * failed launch leaves it archived (delete_cmd run, as a failed create does).
+   * branch, the session created there in place with a brief that says it resumes. One
+   * whose remote pushed nothing (it was lost) starts its branch afresh, from origin's copy
+   * of it when there is one, else from the home checkout's branch. A failed launch leaves
+   * it archived (delete_cmd run, as a failed create does).
    */
   async relaunch(record: SessionRecord): Promise<void> {
     const { table, resolver } = this.options
     const settings = await resolver.runnable(record.repo_path)
-    const origin = await originOf(record.repo_path, this.options.hookEnv())
+    const env = this.options.hookEnv()
+    const origin = await originOf(record.repo_path, env)
+    const { branch: base } = await currentCheckout(record.repo_path, env)
     const place = placeOf(record)
     const pushed = place.archived
     const prompt = resumeBrief({ branch: record.branch, pushed, goal: record.first_prompt })
@@ -236,7 +244,8 @@ export class HookServers {
     table.transition(record, 'loading')
     await table.save(record, false)
     try {
-      await this.launch(record, { origin, branch: record.branch, commandLine: commandLineOf(record.program, settings.program_overrides), prompt, settings, restore: true })
+      const commandLine = commandLineOf(record.program, settings.program_overrides)
+      await this.launch(record, { origin, branch: record.branch, base, commandLine, prompt, settings, restore: pushed !== undefined })
     } catch (error) {
       this.remotes.drop(record.id)
       await this.remotes.releaseHost(record)
@@ -288,7 +297,7 @@ export class HookServers {
    * The host provision_cmd printed, reached over ssh with its key pinned; the agent
    * server started there and forwarded to a local port: that forward's endpoint, or why not.
    */
-  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; restore: boolean }): Promise<Endpoint | string> {
+  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; base: string | undefined; restore: boolean }): Promise<Endpoint | string> {
     const failed = this.runFailure(run, 'provision_cmd')
     if (failed !== undefined) return failed
     const place = placeOf(record)
@@ -300,7 +309,7 @@ export class HookServers {
     }
     try {
       const svc = this.options.config.get('remote_svc_command')
-      return await this.remotes.provision(record, host, { slug: place.slug, repo: start.origin, branch: start.branch, restore: start.restore, svc })
+      return await this.remotes.provision(record, host, { slug: place.slug, repo: start.origin, branch: start.branch, ...(start.base ? { base: start.base } : {}), restore: start.restore, svc })
     } catch (error) {
       return (error as Error).message
     }

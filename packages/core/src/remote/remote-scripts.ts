@@ -31,6 +31,8 @@ export interface StartScript {
   slug: string
   repo: string
   branch: string
+  /** What a new branch is made from (origin's branch of that name); origin's default branch without it. */
+  base?: string
   /** The branch must be on origin already (a restore). */
   restore: boolean
   /** `remote_svc_command`, as the host's shell reads it. */
@@ -39,13 +41,13 @@ export interface StartScript {
 
 /**
  * Run by `sh` on the host: checks svc, git and tmux are there, clones the repository at
- * the branch into the slug's workspace (the branch made from the default branch when
- * origin has none yet), starts `svc agent-server` detached from the ssh session, waits
+ * the branch into the slug's workspace (the branch made from `base`, or the default
+ * branch, when origin has none yet), starts `svc agent-server` detached from the ssh session, waits
  * for its `{url, token}` line and prints only that on stdout (read over the ssh
  * channel, never a command line). Progress and failures, worded to say what to fix, go
  * to stderr.
  */
-export function startScript({ slug, repo, branch, restore, svc }: StartScript): string {
+export function startScript({ slug, repo, branch, base, restore, svc }: StartScript): string {
   const [program = 'svc'] = svc.trim().split(/\s+/)
   const b = shellQuote(branch)
   return `exec 3>&1 1>&2
@@ -69,7 +71,7 @@ if git rev-parse --verify --quiet refs/remotes/origin/${b} >/dev/null; then
 elif [ ${restore ? 1 : 0} = 1 ]; then
   fail 'branch '${b}' is not on origin: nothing to restore'
 else
-  git checkout -q -b ${b} || exit 1
+  git checkout -q --no-track -b ${b} ${base ? `origin/${shellQuote(base)}` : ''} || fail 'could not make branch '${b}${base ? `' from '${shellQuote(base)}' (is it on origin?)'` : ''}
 fi
 (umask 077 && mkdir -p "$home") || exit 1
 detach=
