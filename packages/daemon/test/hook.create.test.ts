@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createClient } from '@svc/protocol'
 import {
   AGENT,
+  git,
   alive,
   hookCalls,
   placeLabel,
@@ -162,6 +163,18 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
     expect(await session(world.daemon, 'cli-made')).toMatchObject({ backend: 'hook', remote_host: world.place.address })
     expect((await runCli(['sessions', 'kill', 'cli-made'], env)).code).toBe(0)
     expect(remoteDirs(world.state)).toEqual([])
+  })
+
+  it('runs with its hook config committed: the agent server does not judge the clone\'s config again', async () => {
+    git(world.repo, 'add', '.svc/config.json')
+    git(world.repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'hook config')
+    git(world.repo, 'push', '-q', 'origin', 'main')
+    const reply = await create({ title: 'committed', backend: 'hook', prompt: 'with the config on board' })
+    expect(reply.status, reply.text).toBe(200)
+    const { workspace } = remoteOf(world.state, 'committed')
+    expect(existsSync(join(workspace, '.svc', 'config.json'))).toBe(true)
+    await waitFor(async () => (await world.daemon.client.call('Preview', { id: reply.json.data.instance.id })).text.includes('with the config on board') || undefined)
+    await world.daemon.client.call('KillSession', { id: reply.json.data.instance.id })
   })
 })
 

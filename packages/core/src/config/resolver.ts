@@ -56,12 +56,24 @@ export type RepoConfigListener = (key: ConfigKey) => void
 export class ConfigResolver {
   private readonly files = new RepoConfigFiles()
   private readonly listeners: RepoConfigListener[] = []
+  /** Roots whose config a home daemon judged: an agent server's workspace. */
+  private readonly judgedByHome = new Set<string>()
 
   constructor(
     readonly global: Config,
     private readonly trust: TrustedRepoConfigs,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * An agent server's workspace: the home daemon trusted this repository's config before
+   * it asked for the session, and sends the command line it resolved, so the clone's
+   * config (committed with the repository) is not judged again against this daemon's
+   * empty trust store.
+   */
+  judgedElsewhere(root: string): void {
+    this.judgedByHome.add(root)
+  }
 
   onChange(listener: RepoConfigListener): void {
     this.listeners.push(listener)
@@ -74,7 +86,7 @@ export class ConfigResolver {
   async forRoot(root: string): Promise<RepoSettings> {
     const document = await readRepoConfig(root)
     const settings = { ...this.global.all(), ...structuredClone(document?.values) }
-    const distrust = document ? await this.distrust(root, document) : undefined
+    const distrust = document && !this.judgedByHome.has(root) ? await this.distrust(root, document) : undefined
     return { root, file: repoConfigPath(root), settings, ...(document ? { document } : {}), ...(distrust ? { distrust } : {}) }
   }
 
