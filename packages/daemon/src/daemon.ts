@@ -101,6 +101,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, options:
     for (const warning of config.loadWarnings) log.warn(`${paths.config}: ${warning}`)
     const token = await ensureToken(paths.token)
     const core = new Core(paths, config, log, clockFrom(env), process.env, assistantIdleFrom(env))
+    if (options.agentServer) core.resolver.judgedElsewhere(options.agentServer.workspace)
     cleanups.push(() => core.close())
     // Closed in reverse: the socket file goes once its server has stopped.
     /** Removes a file this daemon made; already gone is fine (a failed start may not have made it). */

@@ -14,6 +14,7 @@ import {
   remotePid,
   runCli,
   session,
+  hookSettings,
   startSessionDaemon,
   useHookWorld,
   waitFor,
@@ -81,7 +82,7 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
 
     // A restarted home daemon keeps it archived, asking nothing of the torn-down remote.
     await world.daemon.stop()
-    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    world.daemon = await startSessionDaemon({ home: world.daemon.home, settings: hookSettings(world.place) })
     expect(await session(world.daemon, 'keep')).toMatchObject({ id: created.id, liveness_name: 'archived', lifecycle_action: 'restore' })
     expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toContain('has no token file')
     const restoredEvents = await recordEvents(world.daemon.client)

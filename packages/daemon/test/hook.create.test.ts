@@ -165,6 +165,19 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
     expect(remoteDirs(world.state)).toEqual([])
   })
 
+  it('refuses an agent server on plain http at a host that is not loopback unless remote_insecure_http_hosts lists it', async () => {
+    await world.daemon.client.call('UnsetConfigValue', { key: 'remote_insecure_http_hosts' })
+    try {
+      const reply = await create({ title: 'clear', backend: 'hook' })
+      expect(reply.json.error.message).toContain(`launch_cmd's agent server answers on plain http at ${world.place.address}, which is not loopback`)
+      expect(reply.json.error.message).toContain('delete_cmd --name clear ran')
+      expect(remoteDirs(world.state)).toEqual([])
+      expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+    } finally {
+      await world.daemon.client.call('SetConfigValue', { key: 'remote_insecure_http_hosts', value: world.place.address })
+    }
+  })
+
   it('runs with its hook config committed: the agent server does not judge the clone\'s config again', async () => {
     git(world.repo, 'add', '.svc/config.json')
     git(world.repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'hook config')

@@ -12,6 +12,7 @@ import {
   remoteOf,
   remotePid,
   session,
+  hookSettings,
   startSessionDaemon,
   useHookWorld,
   waitFor,
@@ -71,7 +72,7 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
   it('is found again by a restarted home daemon, from its record and token file: row live, events flowing', async () => {
     const { id } = await session(world.daemon, 'far')
     await world.daemon.stop()
-    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    world.daemon = await startSessionDaemon({ home: world.daemon.home, settings: hookSettings(world.place) })
     const events = await recordEvents(world.daemon.client)
     await waitForSession(world.daemon, 'far', (row) => row.id === id && row.remote_unreachable === undefined && row.liveness_name === 'ready')
     const from = events.frames.length
@@ -95,7 +96,7 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     ])
     const server = remotePid(world.state, 'slow')
     await world.daemon.stop('SIGKILL')
-    world.daemon = await startSessionDaemon({ home: world.daemon.home })
+    world.daemon = await startSessionDaemon({ home: world.daemon.home, settings: hookSettings(world.place) })
     expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'slow']) })
     expect(remoteDirs(world.state)).not.toContain('slow')
     expect(alive(server)).toBe(false)

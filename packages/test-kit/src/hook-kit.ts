@@ -42,6 +42,14 @@ export function hookConfig(state: string, place: Place): Record<string, unknown>
   }
 }
 
+/**
+ * The home daemon's settings a hook world needs: the test agent servers answer on plain
+ * http at the place's address, which is not loopback when the place is a namespace.
+ */
+export function hookSettings(place: Place): Record<string, unknown> {
+  return { remote_insecure_http_hosts: [place.address] }
+}
+
 /** A fresh dir holding a repository whose main is pushed to its bare origin there, and an empty state dir for the hooks. */
 export async function makeHookRepo(homes: ReturnType<typeof tempHomes>): Promise<{ dir: string; repo: string; origin: string; state: string }> {
   const dir = await homes.make()
@@ -64,7 +72,7 @@ export async function openHookWorld(
   const place = await makePlace()
   await mkdir(join(repo, '.svc'))
   await writeFile(join(repo, '.svc', 'config.json'), JSON.stringify(hookConfig(state, place)))
-  const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env, settings })
+  const daemon = await startSessionDaemon({ home: join(dir, 'svc'), env, settings: { ...hookSettings(place), ...settings } })
   if (trust) await daemon.client.call('TrustProject', { path: repo })
   return { dir, repo, origin, state, place, daemon }
 }

@@ -151,6 +151,12 @@ export const CONFIG_KEYS = {
     'svc',
     'The command that runs svc on a provisioned host (e.g. "~/.local/bin/svc"), as that host\'s shell reads it',
   ),
+  remote_insecure_http_hosts: key(
+    'advanced',
+    list(hostName),
+    [] as string[],
+    "Hosts a launch_cmd's agent server may answer on over plain http though they are not loopback (the token then crosses the network in clear); any other plain-http endpoint is refused",
+  ),
   session_env_passthrough: key(
     'common',
     envNames,

@@ -6,6 +6,7 @@ import { commandLineOf } from '../agents/agent.js'
 import type { Settings } from '../config/keys.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
+import { isLoopbackHost } from '../net.js'
 import type { HookIntent } from '../sessions/reconcile.js'
 import { setState, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { committed } from '../sessions/table.js'
@@ -286,11 +287,21 @@ export class HookServers {
   private launched(run: HookRun): Endpoint | string {
     const failed = this.runFailure(run, 'launch_cmd')
     if (failed !== undefined) return failed
+    let endpoint: Endpoint
     try {
-      return parseEndpoint(run.stdout)
+      endpoint = parseEndpoint(run.stdout)
     } catch (error) {
       return `launch_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
     }
+    return this.inClear(endpoint) ?? endpoint
+  }
+
+  /** Why an endpoint would carry the token across the network in clear; undefined when it would not. */
+  private inClear({ url }: Endpoint): string | undefined {
+    const { protocol, hostname } = new URL(url)
+    const host = hostname.replace(/^\[|\]$/g, '')
+    if (protocol !== 'http:' || isLoopbackHost(host) || this.options.config.get('remote_insecure_http_hosts').includes(host)) return undefined
+    return `launch_cmd's agent server answers on plain http at ${host}, which is not loopback: its token would cross the network in clear; serve it over https (or a tunnel to loopback), or list ${host} in remote_insecure_http_hosts`
   }
 
   /**
