@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createClient } from '@svc/protocol'
@@ -163,6 +163,24 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
     expect(await session(world.daemon, 'cli-made')).toMatchObject({ backend: 'hook', remote_host: world.place.address })
     expect((await runCli(['sessions', 'kill', 'cli-made'], env)).code).toBe(0)
     expect(remoteDirs(world.state)).toEqual([])
+  })
+
+  it('refuses a kill while the repository config is not trusted, before its remote is touched', async () => {
+    const reply = await create({ title: 'guarded', backend: 'hook' })
+    expect(reply.status, reply.text).toBe(200)
+    const { id } = reply.json.data.instance
+    const config = join(world.repo, '.svc', 'config.json')
+    const trusted = readFileSync(config, 'utf8')
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(trusted), default_program: 'codex' }))
+    try {
+      const refused = await world.daemon.post('/v1/KillSession', { id })
+      expect(refused.json.error.message).toContain(`${world.repo}/.svc/config.json is not trusted`)
+      expect(alive(remotePid(world.state, 'guarded'))).toBe(true)
+      expect(await session(world.daemon, 'guarded')).toMatchObject({ can_kill: true, lifecycle_action: 'archive' })
+    } finally {
+      writeFileSync(config, trusted)
+    }
+    expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
   })
 
   it('refuses an agent server on plain http at a host that is not loopback unless remote_insecure_http_hosts lists it', async () => {

@@ -46,6 +46,8 @@ export class HookRuntime implements Runtime {
     return table.operate(request, async (record) => {
       const place = placeOf(record)
       if (stateOf(record) !== 'archived') {
+        // delete_cmd runs last: refused now, while the config is not trusted, before anything is torn down.
+        const settings = await resolver.runnable(record.repo_path)
         try {
           await this.remotes.call(record, 'KillSession', { id: place.remote_id })
         } catch (error) {
@@ -62,7 +64,6 @@ export class HookRuntime implements Runtime {
         // Its event feed is let go first: an agent server being stopped need not wait for it.
         this.remotes.unwatch(record.id)
         await this.remotes.releaseHost(record)
-        const settings = await resolver.runnable(record.repo_path)
         const failure = await this.servers.runDelete(settings, record.repo_path, place.slug)
         if (failure) {
           table.transition(record, 'dead')
