@@ -183,6 +183,23 @@ describe(`a hook session, its agent server ${placeLabel()}`, () => {
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
   })
 
+  it('never passes the credentials an origin URL carries: not on launch_cmd\'s argv, nor in the answer or the log', async () => {
+    const origin = git(world.repo, 'remote', 'get-url', 'origin').trim()
+    // Unreachable on purpose (the discard port on loopback): the launch fails at its clone.
+    git(world.repo, 'remote', 'set-url', 'origin', 'https://svc-bot:s3cret-token@127.0.0.1:9/parser.git')
+    try {
+      const reply = await create({ title: 'secretive', backend: 'hook' })
+      expect(reply.status).toBe(500)
+      const launch = hookCalls(world.state).filter((call) => call.hook === 'launch').at(-1)
+      expect(launch?.argv).toContain('https://127.0.0.1:9/parser.git')
+      expect(JSON.stringify(launch)).not.toContain('s3cret-token')
+      expect(reply.text).not.toContain('s3cret-token')
+      expect(readFileSync(world.daemon.paths.log, 'utf8')).not.toContain('s3cret-token')
+    } finally {
+      git(world.repo, 'remote', 'set-url', 'origin', origin)
+    }
+  })
+
   it('refuses an agent server on plain http at a host that is not loopback unless remote_insecure_http_hosts lists it', async () => {
     await world.daemon.client.call('UnsetConfigValue', { key: 'remote_insecure_http_hosts' })
     try {

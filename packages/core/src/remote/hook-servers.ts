@@ -17,6 +17,7 @@ import { hookArgv, runHook, type HookRun } from './hook-command.js'
 import type { HookOptions } from './hook-options.js'
 import { hostOfPlace, placeOf, type HookRemotes } from './hook-remotes.js'
 import { mirror } from './mirror.js'
+import { withoutCredentials } from './origin-url.js'
 import { resumeBrief } from './resume-brief.js'
 import { slugOf } from './slug.js'
 import { parseProvisionedHost, type ProvisionedHost } from './ssh-host.js'
@@ -68,12 +69,12 @@ class PushFailed extends Error {
 /** How long a remote's snapshot and push may take: a large first push over a slow link. */
 const PUSH_TIMEOUT_MS = 10 * 60_000
 
-/** The origin URL hook sessions clone, as the home repository has it. */
+/** The origin URL hook sessions clone, as the home repository has it, without credentials. */
 async function originOf(root: string, env: NodeJS.ProcessEnv): Promise<string> {
   const url = await git(root, ['remote', 'get-url', 'origin'], env).catch((error: Error) => {
     throw new Refused(`hook sessions clone the repository's origin remote, and ${root} has none usable (${error.message})`)
   })
-  return url.trim()
+  return withoutCredentials(url.trim())
 }
 
 /** What a launch needs besides the record: where to clone from, the agent's command line and first prompt. */
@@ -332,7 +333,7 @@ export class HookServers {
     const { endpoint } = placeOf(record)
     try {
       const { origin, head, snapshot } = await remoteClient({ url: endpoint, token }, PUSH_TIMEOUT_MS).agentServer.push(record.branch)
-      return { origin, head, ...(snapshot ? { snapshot } : {}) }
+      return { origin: withoutCredentials(origin), head, ...(snapshot ? { snapshot } : {}) }
     } catch (error) {
       const why = redact((error as Error).message, token)
       const host = hostOf(endpoint)
