@@ -14,6 +14,7 @@ import {
   remotePid,
   runCli,
   session,
+  FAKE_AGENT,
   hookSettings,
   startSessionDaemon,
   useHookWorld,
@@ -135,7 +136,7 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
       expect(reply.status).toBe(500)
       expect(reply.json.error.message).toContain('could not archive hook session "stay": the remote at ')
       expect(reply.json.error.message).toContain('origin is frozen for the release')
-      expect(reply.json.error.message).toContain('it still runs there and nothing was torn down')
+      expect(reply.json.error.message).toContain('its agent was started there again, its work kept there and nothing torn down')
       expect(reply.json.error.message).not.toContain(remote.token)
     } finally {
       rmSync(hook)
@@ -153,6 +154,15 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     expect(git(world.origin, 'show', 'agent/stay:draft.txt')).toBe('not pushed\n')
     expect(git(world.origin, 'rev-parse', 'main')).toBe(originHead)
     await world.daemon.client.call('KillSession', { id: created.id })
+  })
+
+  it('stops the agent before it pushes, as a local archive does: what the agent saves on its way out is on origin', async () => {
+    const reply = await world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title: 'saver', backend: 'hook', program: `node ${FAKE_AGENT} --last-words last-words.txt` })
+    expect(reply.status, reply.text).toBe(200)
+    await waitForSession(world.daemon, 'saver', (row) => row.liveness_name === 'ready')
+    await world.daemon.client.call('ArchiveSession', { id: reply.json.data.instance.id })
+    expect(git(world.origin, 'show', 'agent/saver:last-words.txt')).toBe('saved on the way out\n')
+    await world.daemon.client.call('KillSession', { id: reply.json.data.instance.id })
   })
 
   it('lands two sessions archived in turn each on its own branch, never on the default branch', async () => {

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { alive as running } from '@svc/protocol'
 import { Launcher } from './launcher.js'
 
 /**
@@ -61,6 +63,17 @@ export interface NewSession {
   height?: number
   /** The session goes when its command ends, instead of keeping the dead pane (a login flow). */
   endsWithCommand?: boolean
+}
+
+/** How long a kill waits for its panes' processes to exit. */
+const STOP_WAIT_MS = 3_000
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // Gone with the hangup already.
+  }
 }
 
 export class TmuxError extends Error {
@@ -158,6 +171,8 @@ export class Tmux {
   /**
    * Ends the sessions, and their panes' process groups: tmux only hangs up on a pane, and
    * some agents (Gemini CLI) ignore the hangup and would run on with nobody to see them.
+   * Waits (a little) for them to be gone: what an agent saves on its way out is on disk
+   * once this returns, before an archive moves or pushes its work.
    */
   async killSessions(names: string[]): Promise<void> {
     const alive = new Set(await this.sessionNames())
@@ -165,13 +180,11 @@ export class Tmux {
     if (doomed.length === 0) return
     const pids = await this.run(doomed.map((name) => ['list-panes', '-s', '-t', sessionTarget(name), '-F', '#{pane_pid}']))
     await this.run(doomed.map((name) => ['kill-session', '-t', sessionTarget(name)]))
-    for (const pid of pids.split('\n').map(Number).filter((each) => each > 1)) {
-      try {
-        process.kill(-pid, 'SIGTERM')
-      } catch {
-        // Gone with the hangup already.
-      }
-    }
+    const groups = pids.split('\n').map(Number).filter((each) => each > 1)
+    for (const pid of groups) signalGroup(pid, 'SIGTERM')
+    const deadline = Date.now() + STOP_WAIT_MS
+    // The pane's own process: a zombie its tmux server has yet to reap counts as gone.
+    while (groups.some((pid) => running(pid)) && Date.now() < deadline) await sleep(20)
   }
 
   async sessionNames(): Promise<string[]> {

@@ -79,20 +79,31 @@ export class HookRuntime implements Runtime {
   }
 
   /**
-   * ArchiveSession: the remote commits what is not committed yet as the snapshot and
-   * pushes the session's branch to origin; only then is the remote torn down and the
-   * record kept as archived. A push that fails, or a remote that does not answer, refuses
-   * the archive with the session running there as before.
+   * ArchiveSession, in a local archive's order: the agent is stopped (the remote archives
+   * its session in place, so nothing it writes on its way out is left behind), then the
+   * remote commits what is not committed yet as the snapshot and pushes the session's
+   * branch to origin; only then is the remote torn down and the record kept as archived.
+   * A push that fails starts the agent there again and refuses the archive, nothing torn
+   * down; a remote that does not answer refuses it before anything.
    */
   archive(ref: SessionRef): Promise<string> {
     return archiveAlone(this.options.table, ref, (record) => this.options.targetedBy(record), async (record) => {
-      // Refused while the repository's config is not trusted, before anything is pushed.
+      // Refused while the repository's config is not trusted, before anything is stopped.
       const settings = await this.options.resolver.runnable(record.repo_path)
+      const { remote_id: id } = placeOf(record)
+      const refused = (why: string) => new Refused(`could not archive hook session ${quote(record.title)}: ${why}`)
+      await this.remotes.call(record, 'ArchiveSession', { id }).catch((error: Error) => {
+        throw refused(`its remote would not stop the agent (${error.message}); it still runs there and nothing was torn down`)
+      })
       let pushed: ArchivedPush
       try {
         pushed = await this.servers.push(record)
       } catch (error) {
-        throw new Refused(`could not archive hook session ${quote(record.title)}: ${(error as Error).message}; it still runs there and nothing was torn down`)
+        const restarted = await this.remotes.call(record, 'RestoreArchived', { id }).then(
+          () => 'its agent was started there again',
+          (restart: Error) => `its agent could not be started there again (${restart.message}): restore it`,
+        )
+        throw refused(`${(error as Error).message}; ${restarted}, its work kept there and nothing torn down`)
       }
       await this.servers.tearDown(record, pushed, settings)
       return `${pushed.origin}#${record.branch}`
