@@ -183,13 +183,21 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
 
   it('is restored with svc sessions restore --force-reap when its remote is lost: a new remote on its branch', async () => {
     const created = await createHook('lost', 'start')
+    // Its agent exits (the row says dead), then its agent server dies: nothing can push its work now.
+    await world.daemon.client.call('SendPrompt', { id: created.id, prompt: '/exit' })
+    await waitForSession(world.daemon, 'lost', (row) => row.liveness_name === 'dead')
     const pid = remotePid(world.state, 'lost')
     process.kill(pid, 'SIGKILL')
     await waitForSession(world.daemon, 'lost', (row) => row.remote_unreachable === true)
     const env = { SERVICE_HOME: world.daemon.home }
+    // A dead session needs no flag to be restored, but its work is not deleted on a guess.
+    const calls = hookCalls(world.state).length
     const refused = await runCli(['sessions', 'restore', 'lost'], env)
     expect(refused.code).not.toBe(0)
-    expect(refused.stderr).toContain('pass force_reap to replace its runtime')
+    expect(refused.stderr).toContain('so its work cannot be pushed before its remote is replaced')
+    expect(refused.stderr).toContain('nothing was torn down')
+    expect(hookCalls(world.state)).toHaveLength(calls)
+    expect(existsSync(remoteOf(world.state, 'lost').workspace)).toBe(true)
 
     const restored = await runCli(['sessions', 'restore', 'lost', '--force-reap'], env)
     expect(restored.code, restored.stderr).toBe(0)

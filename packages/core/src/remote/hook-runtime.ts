@@ -132,7 +132,7 @@ export class HookRuntime implements Runtime {
       refuseRestoring(record, request.force_reap)
       if (stateOf(record) !== 'archived') {
         const settings = await this.options.resolver.runnable(record.repo_path)
-        await this.servers.tearDown(record, await this.servers.pushIfReachable(record), settings)
+        await this.servers.tearDown(record, await this.servers.pushIfReachable(record, request.force_reap === true), settings)
       }
       await this.servers.relaunch(record)
     })

@@ -342,17 +342,24 @@ export class HookServers {
     }
   }
 
-  /** The push before a restore replaces the remote: skipped when nothing answers there, refused when the push fails. */
-  async pushIfReachable(record: SessionRecord): Promise<ArchivedPush | undefined> {
-    if (!this.remotes.connected(record.id)) return undefined
+  /**
+   * The push before a restore replaces the remote, refused when it fails. A remote that
+   * does not answer is replaced unpushed only with `forceReap` (its host is gone): its
+   * work is not deleted on a guess.
+   */
+  async pushIfReachable(record: SessionRecord, forceReap: boolean): Promise<ArchivedPush | undefined> {
+    const refusal = (why: string) => new Refused(`could not restore hook session ${quote(record.title)}: ${why}; nothing was torn down`)
+    const unreachable = (why: string): undefined => {
+      if (!forceReap) throw refusal(`${why}, so its work cannot be pushed before its remote is replaced; restore it once it answers, or pass force_reap if its host is gone (what it did not push is then lost)`)
+      this.options.log.warn({ session: record.title, reason: why }, 'restoring a hook session whose remote does not answer: its unpushed work is not recovered')
+      return undefined
+    }
+    if (!this.remotes.connected(record.id)) return unreachable(`its remote at ${hostOfPlace(placeOf(record))} cannot be reached`)
     try {
       return await this.push(record)
     } catch (error) {
-      if (error instanceof PushFailed && error.unreachable) {
-        this.options.log.warn({ session: record.title, reason: (error as Error).message }, 'restoring a hook session whose remote does not answer: its unpushed work is not recovered')
-        return undefined
-      }
-      throw new Refused(`could not restore hook session ${quote(record.title)}: ${(error as Error).message}; nothing was torn down`)
+      if (error instanceof PushFailed && error.unreachable) return unreachable((error as Error).message)
+      throw refusal((error as Error).message)
     }
   }
 
