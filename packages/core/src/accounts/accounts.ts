@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir } from 'node:fs/promises'
-import type { Static } from 'typebox'
 import { quote, type CheckedRequestOf, type ServicePaths } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import { ACCOUNT_AGENTS, agentOf, commandLineOf, takesAccounts, type AccountAgent } from '../agents/agent.js'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
@@ -12,8 +10,8 @@ import { shellQuote } from '../infra/launcher.js'
 import { sessionTarget, type Tmux } from '../infra/tmux.js'
 import { KeyedQueue } from '../serial.js'
 import { accountAgent, accountDir, accountEnvironment, accountNames, checkAccountName, loggedIn } from './homes.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 /** tmux refuses `.` and `:` in session names. */
 function loginSessionName(agent: AccountAgent, name: string): string {

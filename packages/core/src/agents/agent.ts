@@ -1,4 +1,5 @@
 import { basename } from 'node:path'
+import { commandWords } from '../infra/command-words.js'
 
 /** What the daemon knows about one agent program. */
 export interface Agent {
@@ -94,7 +95,7 @@ export function agentNamed(name: string): Agent | undefined {
  * basename is a known name; otherwise none.
  */
 export function agentOf(program: string): Agent | undefined {
-  const executable = program.trim().split(/\s+/)[0] ?? ''
+  const executable = commandWords(program)[0] ?? ''
   return agentNamed(program.trim()) ?? agentNamed(basename(executable))
 }
 

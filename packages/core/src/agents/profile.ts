@@ -1,5 +1,6 @@
 import { basename } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
+import { commandWords } from '../infra/command-words.js'
 
 /**
  * A question an agent asks before it takes any prompt (folder trust, a new MCP server):
@@ -107,7 +108,7 @@ const LAUNCHERS = new Set(['node', 'nodejs', 'npx', 'bun', 'bunx', 'deno', 'env'
  * launchers, their flags and `NAME=value` words.
  */
 export function programOf(commandLine: string): string {
-  for (const word of commandLine.trim().split(/\s+/)) {
+  for (const word of commandWords(commandLine)) {
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word.startsWith('-')) continue
     const name = basename(word)
     if (!LAUNCHERS.has(name)) return name

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { isAbsolute, resolve } from 'node:path'
+import { commandWords } from '../infra/command-words.js'
 
 /** How long launch_cmd and delete_cmd may take before their process group is killed. */
 export const HOOK_TIMEOUT_MS = 120_000
@@ -23,7 +24,7 @@ export interface HookRun {
  * repository root, a bare name is looked up on PATH.
  */
 export function hookArgv(commandLine: string, root: string): string[] {
-  const [program = '', ...args] = commandLine.trim().split(/\s+/).filter(Boolean)
+  const [program = '', ...args] = commandWords(commandLine)
   return [program.includes('/') && !isAbsolute(program) ? resolve(root, program) : program, ...args]
 }
 

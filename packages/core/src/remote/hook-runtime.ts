@@ -1,6 +1,4 @@
-import type { Static } from 'typebox'
 import { DaemonError, quote, TabKind, type CheckedRequestOf } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import { committed, type SessionRef } from '../sessions/table.js'
 import { Refused } from '../errors.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
@@ -12,8 +10,8 @@ import { hostOf, isUnreachable } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
 import { hostOfPlace, HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers } from './hook-servers.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 function notYet(what: string): Promise<never> {
   return Promise.reject(new Refused(`${what} of hook sessions is not supported yet`))

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Static } from 'typebox'
 import { DaemonError, quote } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import { commandLineOf } from '../agents/agent.js'
 import type { Settings } from '../config/keys.js'
 import { InvalidRequest, Refused } from '../errors.js'
@@ -21,8 +19,8 @@ import { withoutCredentials } from './origin-url.js'
 import { resumeBrief } from './resume-brief.js'
 import { slugOf } from './slug.js'
 import { parseProvisionedHost, type ProvisionedHost } from './ssh-host.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 /** A launch that failed for a reason fit to show; the token, when there was one, to redact. */
 class LaunchFailed extends Error {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { MAX_SOCKET_PATH_BYTES } from '@svc/protocol'
 import { shellQuote } from '../infra/launcher.js'
+import { commandWords } from '../infra/command-words.js'
 
 /** The start script's exit when it refused before making anything on the host (svc, git or tmux missing). */
 export const NOTHING_MADE_EXIT = 10
@@ -48,7 +49,7 @@ export interface StartScript {
  * to stderr.
  */
 export function startScript({ slug, repo, branch, base, restore, svc }: StartScript): string {
-  const [program = 'svc'] = svc.trim().split(/\s+/)
+  const [program = 'svc'] = commandWords(svc)
   const b = shellQuote(branch)
   return `exec 3>&1 1>&2
 ${places(slug)}

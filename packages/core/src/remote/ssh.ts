@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { MAX_SOCKET_PATH_BYTES } from '@svc/protocol'
 import { runHook, type HookRun } from './hook-command.js'
 import type { SshPlace } from '../sessions/record.js'
+import { commandWords } from '../infra/command-words.js'
 
 /** ssh makes its control socket as `<ControlPath>.<16 random characters>` first, then renames it. */
 const CONTROL_TEMP_SUFFIX_BYTES = 17
@@ -59,7 +60,7 @@ export class SshConnection {
   }
 
   private argv(args: string[], destination: string[] = []): string[] {
-    const [program = 'ssh', ...own] = this.runner.command().trim().split(/\s+/).filter(Boolean)
+    const [program = 'ssh', ...own] = commandWords(this.runner.command())
     const { host, port, user } = this.place
     const pinned = [
       'StrictHostKeyChecking=yes',

@@ -2,9 +2,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
-import type { Static } from 'typebox'
 import { quote } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import { AGENT_NAMES, agentNamed, agentOf } from '../agents/agent.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { removeFileDurable, writeFileDurable } from '../infra/durable.js'
@@ -16,8 +14,8 @@ import { isLive, runtimeReplaced, stateOf, type HandoffEntry, type SessionRecord
 import { agentTab, type Panes } from './runtime.js'
 import { lastWords } from './watch.js'
 import { committed, type SessionRef, type SessionTable } from './table.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 type Identity = HandoffEntry['from']
 
 /** How long a new agent gets to draw before the handoff goes on without it. */

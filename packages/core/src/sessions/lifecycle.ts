@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import type { Static } from 'typebox'
 import { TabKind, type CheckedRequestOf, type ServicePaths } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
 import { InvalidRequest } from '../errors.js'
@@ -21,8 +19,8 @@ import type { CreationIntent, CreationJournal } from './reconcile.js'
 import type { Handoffs } from './handoff.js'
 import type { HookServers } from '../remote/hook-servers.js'
 import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome, type WorktreePlan } from './worktree.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 export interface LifecycleOptions {
   paths: ServicePaths

@@ -1,6 +1,4 @@
-import type { Static } from 'typebox'
 import type { CheckedRequestOf } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import type { Tmux } from '../infra/tmux.js'
 import type { Handoffs } from './handoff.js'
 import type { Leases } from './leases.js'
@@ -11,8 +9,8 @@ import type { Panes, Runtime } from './runtime.js'
 import type { SessionRef, SessionTable } from './table.js'
 import { closeTab, moveTab, openTab, renameTab, tabKindOf } from './tabs.js'
 import { preview } from './terminal.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 export interface LocalParts {
   table: SessionTable

@@ -1,6 +1,4 @@
-import type { Static } from 'typebox'
 import type { CheckedRequestOf, DeliveryStatus } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import { Refused } from '../errors.js'
 import { resolveRepository } from '../infra/git.js'
 import type { Tmux } from '../infra/tmux.js'
@@ -12,8 +10,8 @@ import type { Observer } from './observer.js'
 import { isLive, stateOf, type SessionRecord } from './record.js'
 import { agentTab } from './runtime.js'
 import type { SessionRef, SessionTable } from './table.js'
+import type { Req } from '../wire.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 /** The prompt that resumes an agent after a usage limit. */
 const RESUME_PROMPT = 'continue'

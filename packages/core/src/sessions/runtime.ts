@@ -3,9 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import which from 'which'
-import type { Static } from 'typebox'
 import { TabKind, type CheckedRequestOf, type ServicePaths } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import { agentOf, commandLineOf, takesAccounts } from '../agents/agent.js'
 import { profileFor } from '../agents/profiles.js'
 import { accountEnvironment, resolveAccount } from '../accounts/homes.js'
@@ -17,6 +15,8 @@ import type { Tmux } from '../infra/tmux.js'
 import type { EditorSecret } from './editor-secret.js'
 import type { SessionRecord, TabRecord } from './record.js'
 import type { SessionRef } from './table.js'
+import type { Req } from '../wire.js'
+import { commandWords } from '../infra/command-words.js'
 
 /** Agent tab: `svc_<first 8 hex of repo_id>_<title>`. */
 export function agentTmuxName(repoId: string, title: string): string {
@@ -47,7 +47,7 @@ export function agentTab(record: Pick<SessionRecord, 'tabs'>): TabRecord {
 
 /** Whether `command`'s executable is on PATH. */
 export function onPath(command: string, path: string | undefined): boolean {
-  const executable = command.trim().split(/\s+/)[0] ?? ''
+  const executable = commandWords(command)[0] ?? ''
   return executable !== '' && which.sync(executable, { nothrow: true, path }) !== null
 }
 
@@ -65,7 +65,6 @@ export function freePort(): Promise<number> {
   })
 }
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 /**
  * Where a session runs: what the sessions actor asks of it once the session exists.

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino'
-import type { Static } from 'typebox'
 import type { CheckedRequestOf, ServicePaths } from '@svc/protocol'
-import type * as wire from '@svc/protocol'
 import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
 import type { Clock } from '../infra/clock.js'
@@ -32,11 +30,11 @@ import { findTab } from './tabs.js'
 import { suggestName } from './names.js'
 import { LEASE_MS, Leases } from './leases.js'
 import { streamedSession, terminalOf, type TabChoice, type TerminalTarget } from './terminal.js'
+import type { Req } from '../wire.js'
 
 export type { SessionRef, SettledListener } from './table.js'
 export type { TabChoice, TerminalTarget } from './terminal.js'
 
-type Req<T extends keyof typeof wire> = Static<(typeof wire)[T]>
 
 export interface SessionsOptions {
   paths: ServicePaths

@@ -5,6 +5,7 @@ import { CREATABLE_TAB_KINDS, TabKind, type CreateTabRequest, type CreateTabResp
 import { InvalidRequest, NotFound, Refused } from '../errors.js'
 import type { SessionRecord, TabRecord } from './record.js'
 import { agentTab, tabTmuxName, type Panes } from './runtime.js'
+import { commandWords } from '../infra/command-words.js'
 
 export function tabId(): string {
   return randomBytes(8).toString('hex')
@@ -22,7 +23,7 @@ export function unique(name: string, taken: ReadonlySet<string>): string {
 }
 
 export function defaultTabName(kind: number, command?: string): string {
-  if (kind === TabKind.process && command) return basename(command.trim().split(/\s+/)[0] ?? '') || 'process'
+  if (kind === TabKind.process && command) return basename(commandWords(command)[0] ?? '') || 'process'
   return kind === TabKind.web ? 'web' : kind === TabKind.editor ? 'editor' : 'shell'
 }
 
