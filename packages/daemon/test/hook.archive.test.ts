@@ -57,7 +57,8 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     const events = await recordEvents(world.daemon.client)
 
     const archived = await world.daemon.client.call('ArchiveSession', { id: created.id })
-    expect(archived.archived_path).toBe(`${world.origin}#agent/keep`)
+    // archived_path holds the same for older clients; archived_ref says what it is.
+    expect(archived).toEqual({ ok: true, archived_path: `${world.origin}#agent/keep`, archived_ref: `${world.origin}#agent/keep` })
     // On origin, on the session's own branch: the snapshot over the agent's commit, holding exactly what was not committed.
     expect(originLog('agent/keep').slice(0, 3)).toEqual(['svc: snapshot before archive', 'parser, first cut', 'init'])
     expect(git(world.origin, 'show', '--name-only', '--format=', 'agent/keep').trim().split('\n').sort()).toEqual(['notes.txt', 'parser.txt'])
@@ -70,7 +71,7 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     expect(remoteDirs(world.state)).toEqual([])
     expect(existsSync(tokenFile(created.id))).toBe(false)
     const row = await session(world.daemon, 'keep')
-    expect(row).toMatchObject({ id: created.id, backend: 'hook', liveness_name: 'archived', lifecycle_action: 'restore' })
+    expect(row).toMatchObject({ id: created.id, backend: 'hook', liveness_name: 'archived', lifecycle_action: 'restore', archived_ref: `${world.origin}#agent/keep` })
     expect(row.remote_host).toBeUndefined()
     // Nothing to reach while archived.
     const prompt = await world.daemon.post('/v1/SendPrompt', { id: created.id, prompt: 'hello?' })

@@ -79,6 +79,8 @@ it('drives a fake agent through create, prompt, tabs, archive, restore and kill'
   expect(worktrees(repo)).toEqual([repo, archivedPath])
   expect(branches(repo)).toEqual(['agent/fix-parser', 'main'])
   expect(await session(daemon, 'fix-parser')).toMatchObject({ status_name: 'archived', liveness_name: 'archived', archived_path: archivedPath })
+  // A local archive is a directory, not a pushed ref.
+  expect(await session(daemon, 'fix-parser')).not.toHaveProperty('archived_ref')
 
   // restore: back next to the repository, agent and tabs respawned
   expect(await daemon.client.call('RestoreArchived', { title: 'fix-parser' })).toEqual({ ok: true, worktree_path: worktree })

@@ -2,7 +2,7 @@ import { DaemonError, quote, TabKind, type CheckedRequestOf } from '@svc/protoco
 import { committed, type SessionRef } from '../sessions/table.js'
 import { Refused } from '../errors.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
-import { stateOf, type ArchivedPush, type SessionRecord } from '../sessions/record.js'
+import { archivedRef, stateOf, type ArchivedPush, type SessionRecord } from '../sessions/record.js'
 import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from '../sessions/lifecycle-guards.js'
 import type { Runtime } from '../sessions/runtime.js'
 import { tabKindOf } from '../sessions/tabs.js'
@@ -84,7 +84,7 @@ export class HookRuntime implements Runtime {
    * A push that fails starts the agent there again and refuses the archive, nothing torn
    * down; a remote that does not answer refuses it before anything.
    */
-  archive(ref: SessionRef): Promise<string> {
+  archive(ref: SessionRef): Promise<Req<'ArchiveSessionResponse'>> {
     return archiveAlone(this.options.table, ref, (record) => this.options.targetedBy(record), async (record) => {
       // Refused while the repository's config is not trusted, before anything is stopped.
       const settings = await this.options.resolver.runnable(record.repo_path)
@@ -104,7 +104,8 @@ export class HookRuntime implements Runtime {
         throw refused(`${(error as Error).message}; ${restarted}, its work kept there and nothing torn down`)
       }
       await this.servers.tearDown(record, pushed, settings)
-      return `${pushed.origin}#${record.branch}`
+      const ref = archivedRef(record) as string
+      return { ok: true, archived_path: ref, archived_ref: ref }
     })
   }
 

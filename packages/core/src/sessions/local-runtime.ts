@@ -84,8 +84,8 @@ export class LocalRuntime implements Runtime {
     return this.parts.lifecycle.kill(request)
   }
 
-  archive(ref: SessionRef): Promise<string> {
-    return this.parts.lifecycle.archive(ref)
+  async archive(ref: SessionRef): Promise<Req<'ArchiveSessionResponse'>> {
+    return { ok: true, archived_path: await this.parts.lifecycle.archive(ref) }
   }
 
   restoreArchived(ref: SessionRef): Promise<string> {

@@ -213,6 +213,12 @@ function encodeTab(tab: TabRecord, webProxied: (url: string) => boolean): Sessio
   }
 }
 
+/** What an archived hook session's archive pushed: `<origin URL>#<branch>`. */
+export function archivedRef(record: SessionRecord): string | undefined {
+  const pushed = record.remote?.archived
+  return pushed ? `${pushed.origin}#${record.branch}` : undefined
+}
+
 /** The session object on the wire: stored fields plus the twins the encoder derives. */
 export function encodeSession(
   record: SessionRecord,
@@ -247,6 +253,7 @@ export function encodeSession(
     last_prompt_failure: record.last_prompt_failure,
     agent_asks: record.agent_asks,
     archived_path: record.archived_path,
+    archived_ref: archivedRef(record),
     pending_prompts: record.pending_prompts?.length || undefined,
     mission_pending: record.mission ? true : undefined,
     recreate_notice: record.recreate?.notice,

@@ -84,7 +84,7 @@ export interface Runtime {
   renameTab(request: CheckedRequestOf<'RenameTab'>): Promise<string>
   reorderTab(request: CheckedRequestOf<'ReorderTab'>): Promise<{ name: string; index: number }>
   kill(request: Req<'KillSessionRequest'>): Promise<void>
-  archive(ref: SessionRef): Promise<string>
+  archive(ref: SessionRef): Promise<Req<'ArchiveSessionResponse'>>
   restoreArchived(ref: SessionRef): Promise<string>
   restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void>
   resumeFromLimit(ref: SessionRef): Promise<void>

@@ -13,7 +13,7 @@ export function sessionRoutes({ sessions, resolver, env }: Core): GroupHandlers<
       await sessions.runtimeOf(body).kill(body)
       return { ok: true }
     },
-    ArchiveSession: async (body) => ({ ok: true, archived_path: await sessions.runtimeOf(body).archive(body) }),
+    ArchiveSession: (body) => sessions.runtimeOf(body).archive(body),
     RestoreArchived: async (body) => ({ ok: true, worktree_path: await sessions.runtimeOf(body).restoreArchived(body) }),
     RestoreSession: async (body) => {
       await sessions.runtimeOf(body).restoreSession(body)

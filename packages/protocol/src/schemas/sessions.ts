@@ -79,6 +79,8 @@ export const Session = Closed({
   /** What the agent asks before it goes on (a start-up gate such as folder trust), while it shows and is left to the user. */
   agent_asks: Type.Optional(Type.String()),
   archived_path: Type.Optional(Type.String()),
+  /** An archived hook session: what its archive pushed, `<origin URL>#<branch>`. */
+  archived_ref: Type.Optional(Type.String()),
   /** Prompts waiting for a terminal client to detach. */
   pending_prompts: Type.Optional(Type.Integer()),
   /** A handoff's mission brief that may not have arrived; ResumeFromLimit delivers it again. */
@@ -154,7 +156,13 @@ export const KillSessionRequest = Request({ ...SessionRef, force_reap: Type.Bool
 export const KillSessionResponse = Ok
 
 export const ArchiveSessionRequest = Request(SessionRef)
-export const ArchiveSessionResponse = Closed({ ok: Type.Literal(true), archived_path: Type.String() })
+export const ArchiveSessionResponse = Closed({
+  ok: Type.Literal(true),
+  /** Where the work went: the archive directory, or for a hook session (kept for older clients) its archived_ref. */
+  archived_path: Type.String(),
+  /** A hook session: what its archive pushed, `<origin URL>#<branch>`. */
+  archived_ref: Type.Optional(Type.String()),
+})
 
 export const RestoreArchivedRequest = Request(SessionRef)
 export const RestoreArchivedResponse = Closed({ ok: Type.Literal(true), worktree_path: Type.String() })
