@@ -146,7 +146,8 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     expect(hookCalls(world.state)).toHaveLength(calls)
     expect(alive(remotePid(world.state, 'stay'))).toBe(true)
     expect(existsSync(tokenFile(created.id))).toBe(true)
-    expect(await session(world.daemon, 'stay')).toMatchObject({ liveness_name: 'ready', lifecycle_action: 'archive', remote_host: world.place.address })
+    // Its agent was started again: live, once it has drawn, under the same remote.
+    await waitForSession(world.daemon, 'stay', (row) => row.liveness_name === 'ready' && row.lifecycle_action === 'archive' && row.remote_host === world.place.address)
     await world.daemon.client.call('SendPrompt', { id: created.id, prompt: 'still here' })
     await paneShows(created.id, 'still here')
     // Its work stayed in the workspace, committed as the snapshot a retry pushes.
