@@ -52,14 +52,14 @@ export async function lookupSession(
 export function sessionCall<N extends RouteName, O extends object>(
   command: Command,
   route: N,
-  request: (ref: SessionRefFields, args: unknown[], options: O) => RequestOf<N>,
+  request: (ref: SessionRefFields, args: unknown[], options: O) => RequestOf<N> | Promise<RequestOf<N>>,
   line: (response: ResponseOf<N>, title: string) => string,
 ): Command {
   return withSessionRef(command).action(async (...params: unknown[]) => {
     const self = params.at(-1) as Command
     const [title, ...rest] = self.processedArgs as [string, ...unknown[]]
     const options = self.opts<O & SessionRefOptions>()
-    const response = await callDaemon(resolvePaths(), route, request(sessionRef(title, options), rest, options))
+    const response = await callDaemon(resolvePaths(), route, await request(sessionRef(title, options), rest, options))
     reply(self, response, line(response, title))
   })
 }

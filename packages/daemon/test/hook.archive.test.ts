@@ -183,6 +183,16 @@ describe(`archive and restore of a hook session whose agent server runs ${placeL
     for (const created of sessions) await world.daemon.client.call('KillSession', { id: created.id })
   })
 
+  it('kills a session only once its work is on origin: pushed to its own branch first, and no branch for one that did no work', async () => {
+    const [busy, idle] = [await createHook('killed-busy', 'work'), await createHook('killed-idle', 'nothing')]
+    const { workspace } = remoteOf(world.state, 'killed-busy')
+    await writeFile(join(workspace, 'draft.txt'), 'not committed\n')
+    for (const created of [busy, idle]) expect(await world.daemon.client.call('KillSession', { id: created.id })).toEqual({ ok: true })
+    expect(originLog('agent/killed-busy').slice(0, 2)).toEqual(['svc: snapshot before archive', 'init'])
+    expect(git(world.origin, 'show', 'agent/killed-busy:draft.txt')).toBe('not committed\n')
+    expect(git(world.origin, 'branch', '--list', 'agent/killed-idle')).toBe('')
+  })
+
   it('is restored with svc sessions restore --force-reap when its remote is lost: a new remote on its branch', async () => {
     const created = await createHook('lost', 'start')
     // Its agent exits (the row says dead), then its agent server dies: nothing can push its work now.

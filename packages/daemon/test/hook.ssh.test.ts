@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { appendFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,6 +15,7 @@ import {
   placeLabel,
   record,
   recordEvents,
+  runCli,
   remoteAgentServers,
   session,
   sshDirOf,
@@ -44,6 +45,14 @@ afterAll(async () => {
 
 const create = (body: Record<string, unknown>) => world.daemon.post('/v1/CreateSession', { repo_path: world.repo, backend: 'hook', ...body })
 const workspaces = () => leftovers(world).workspaces
+
+/** The agent's work in a workspace on the host: one commit, then an untracked file. */
+async function agentWork(workspace: string, title: string) {
+  await writeFile(join(workspace, `${title}.txt`), 'done\n')
+  git(workspace, 'add', `${title}.txt`)
+  git(workspace, '-c', 'user.email=agent@example.com', '-c', 'user.name=agent', 'commit', '-q', '-m', `${title} work`)
+  await writeFile(join(workspace, 'notes.txt'), 'not committed\n')
+}
 
 const storedRecord = (id: string) => JSON.parse(readFileSync(join(world.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
 
@@ -249,6 +258,66 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     expect(storedRecord(id).remote.archived).toMatchObject({ origin: world.origin })
     expect(leftovers(world)).toEqual(NOTHING_LEFT)
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
+  })
+
+  it('puts the work of a session whose agent server died on origin by plain git over ssh before a forced restore replaces it', async () => {
+    const reply = await create({ title: 'crashed', prompt: 'work, then crash' })
+    expect(reply.status, reply.text).toBe(200)
+    const { id } = reply.json.data.instance
+    await waitForSession(world.daemon, 'crashed', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+    const workspace = join(world.sshd.remoteHome, 'svc-workspaces', 'crashed')
+    await agentWork(workspace, 'crashed')
+    const [server] = remoteAgentServers(world.sshd)
+    process.kill(server as number, 'SIGKILL')
+    await waitForSession(world.daemon, 'crashed', (row) => row.remote_unreachable === true)
+
+    expect(await world.daemon.client.call('RestoreSession', { id, force_reap: true })).toEqual({ ok: true })
+    // The host answered though its agent server did not: git there pushed the commit and a snapshot of the rest.
+    expect(git(world.origin, 'log', '--format=%s', 'agent/crashed').trim().split('\n').slice(0, 3)).toEqual(['svc: snapshot before archive', 'crashed work', 'init'])
+    expect(git(world.origin, 'show', 'agent/crashed:notes.txt')).toBe('not committed\n')
+    // And the new remote is on that branch, the uncommitted file back in its workspace.
+    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('not committed\n')
+    await waitForSession(world.daemon, 'crashed', (row) => row.liveness_name === 'ready' && row.remote_unreachable === undefined)
+    expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
+  })
+
+  it('keeps a workspace whose work cannot reach origin on its host, the session lost with the place named, until kill --discard', async () => {
+    const reply = await create({ title: 'stuck', prompt: 'work origin will refuse' })
+    expect(reply.status, reply.text).toBe(200)
+    const { id } = reply.json.data.instance
+    await waitForSession(world.daemon, 'stuck', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+    const workspace = join(world.sshd.remoteHome, 'svc-workspaces', 'stuck')
+    await agentWork(workspace, 'stuck')
+    const [server] = remoteAgentServers(world.sshd)
+    process.kill(server as number, 'SIGKILL')
+    await waitForSession(world.daemon, 'stuck', (row) => row.remote_unreachable === true)
+    const refuser = join(world.origin, 'hooks', 'pre-receive')
+    await writeFile(refuser, '#!/bin/sh\necho "origin refuses pushes today" >&2\nexit 1\n', { mode: 0o755 })
+    try {
+      const calls = hookCalls(world.state).length
+      for (const force_reap of [false, true]) {
+        const kill = await world.daemon.post('/v1/KillSession', { id, force_reap })
+        expect(kill.status).toBe(500)
+        expect(kill.json.error.message).toContain(`its work stays at ${world.sshd.place.address}:${workspace}, the session lost`)
+        expect(kill.json.error.message).toContain('kill it with discard')
+      }
+      // Nothing was deleted, and the host was not handed to delete_cmd.
+      expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('not committed\n')
+      expect(git(workspace, 'log', '-1', '--format=%s')).toBe('svc: snapshot before archive\n')
+      expect(hookCalls(world.state).slice(calls)).toEqual([])
+      expect(await session(world.daemon, 'stuck')).toMatchObject({ id, liveness_name: 'lost', remote_path: `${world.sshd.place.address}:${workspace}`, can_kill: true })
+      expect(remoteAgentServers(world.sshd).filter(alive)).toEqual([])
+
+      const discarded = await runCli(['sessions', 'kill', 'stuck', '--discard'], { SERVICE_HOME: world.daemon.home })
+      expect(discarded.code, discarded.stderr).toBe(0)
+      expect(discarded.stderr).toContain(`discarding ${world.sshd.place.address}:${workspace}: the work there that is not on origin`)
+      expect(hookCalls(world.state).slice(calls)).toEqual([expect.objectContaining({ hook: 'delete', argv: expect.arrayContaining(['--name', 'stuck']) })])
+      expect((await world.daemon.client.call('Snapshot', {})).instances).toEqual([])
+      expect(leftovers(world)).toEqual(NOTHING_LEFT)
+    } finally {
+      rmSync(refuser, { force: true })
+    }
   })
 
   it('reopens the master and its forward when the home daemon restarts', async () => {

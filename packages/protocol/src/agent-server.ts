@@ -12,6 +12,7 @@ export const AGENT_SERVER_PUSH_PATH = '/v1/agent-server/push'
 
 export const AgentServerPushRequest = Request({
   branch: Type.String({ description: 'The branch of origin that HEAD is pushed to' }),
+  unsaved_only: Type.Boolean({ description: 'Push only when origin lacks HEAD or there is uncommitted work (a teardown that keeps no archive)' }),
 })
 
 /** The message of the commit holding what was not committed when the session was archived. */
@@ -25,4 +26,6 @@ export interface AgentServerPushAnswer {
   head: string
   /** The snapshot commit, when there was uncommitted work. */
   snapshot?: string
+  /** With `unsaved_only`: origin had HEAD already and nothing was uncommitted, so nothing was pushed. */
+  already_on_origin?: true
 }

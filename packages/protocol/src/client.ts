@@ -52,7 +52,7 @@ export interface ConfigAssistantClient {
 
 export interface AgentServerClient {
   /** Commits uncommitted work as a snapshot and pushes HEAD to `branch` of the workspace's origin. */
-  push(branch: string): Promise<AgentServerPushAnswer>
+  push(branch: string, unsavedOnly?: boolean): Promise<AgentServerPushAnswer>
 }
 
 export function createClient(target: ClientTarget, options: ClientOptions = {}): Client {
@@ -127,8 +127,8 @@ export function createClient(target: ClientTarget, options: ClientOptions = {}):
       },
     },
     agentServer: {
-      push: async (branch) => {
-        const res = await raw('POST', AGENT_SERVER_PUSH_PATH, JSON.stringify({ branch }))
+      push: async (branch, unsavedOnly = false) => {
+        const res = await raw('POST', AGENT_SERVER_PUSH_PATH, JSON.stringify({ branch, ...(unsavedOnly ? { unsaved_only: true } : {}) }))
         return decodeEnvelope<AgentServerPushAnswer>('agent-server push', res.status, res.text)
       },
     },

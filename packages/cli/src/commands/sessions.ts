@@ -8,7 +8,7 @@ import { deliveryNote } from '../delivery.js'
 import { UsageError } from '../exit.js'
 import { printTable } from '../output.js'
 import { reply } from '../reply.js'
-import { sessionCall, type Session } from '../session-ref.js'
+import { lookupSession, sessionCall, type Session, type SessionRefOptions } from '../session-ref.js'
 import { attachCommand } from './attach.js'
 import { promptCommands } from './prompts.js'
 
@@ -192,9 +192,16 @@ its changes kept); codex carries on where it stopped
     sessions
       .command('kill <title>')
       .description('tear a session down: its tmux sessions, its worktree, the branch the daemon created, its record (a hook session: the remote session, then delete_cmd)')
-      .option('--force-reap', "a hook session whose remote does not answer: run delete_cmd and remove it anyway"),
+      .option('--force-reap', "a hook session whose host is gone: run delete_cmd and remove it anyway (what its remote did not push is lost)")
+      .option('--discard', 'a hook session whose work could not be put on origin: delete its workspace and that work with it'),
     'KillSession',
-    (ref, _args, options: { forceReap?: boolean }) => ({ ...ref, ...(options.forceReap ? { force_reap: true } : {}) }),
+    async (ref, _args, options: { forceReap?: boolean; discard?: boolean } & SessionRefOptions) => {
+      if (options.discard) {
+        const { remote_path: where } = await lookupSession(ref.title ?? '', options)
+        process.stderr.write(`discarding ${where ?? 'the workspace of this session'}: the work there that is not on origin (commits and uncommitted files) is deleted with it\n`)
+      }
+      return { ...ref, ...(options.forceReap ? { force_reap: true } : {}), ...(options.discard ? { discard: true } : {}) }
+    },
     (_response, title) => `killed ${title}`,
   )
 }

@@ -7,7 +7,7 @@ import type { HookOptions } from './hook-options.js'
 import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
 import type { ProvisionedHost } from './ssh-host.js'
-import { SshLinks } from './ssh-links.js'
+import { SshLinks, type Release, type Released } from './ssh-links.js'
 import type { StartScript } from './remote-scripts.js'
 
 /** The remote's place of a hook record (set on every hook record). */
@@ -73,8 +73,8 @@ export class HookRemotes {
   async restore(records: SessionRecord[]): Promise<void> {
     for (const record of records) {
       this.options.table.records.set(record.id, record)
-      // An archived one has no remote until it is restored.
-      if (stateOf(record) === 'archived') continue
+      // An archived one has no remote until it is restored; a kept one's agent server was stopped.
+      if (stateOf(record) === 'archived' || placeOf(record).kept !== undefined) continue
       const token = await this.options.tokens.read(record.id)
       if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
       else this.adopt(record, token)
@@ -206,8 +206,8 @@ export class HookRemotes {
     this.clients.set(record.id, { client: remoteClient(endpoint), token: endpoint.token })
   }
 
-  /** Whether the session has a remote to ask (a token was read or launched). */
-  connected(id: string): boolean {
+  /** Whether the session has a remote to ask: a token was read or launched (not that it answers). */
+  hasToken(id: string): boolean {
     return this.clients.has(id)
   }
 
@@ -223,11 +223,16 @@ export class HookRemotes {
     return provisioned.endpoint
   }
 
-  /** A provisioned host's agent server, master and ssh directory, which svc made: gone before delete_cmd takes the host away. */
-  async releaseHost(record: SessionRecord): Promise<void> {
+  /**
+   * A provisioned host's agent server, master and ssh directory, which svc made: gone
+   * (its work put on origin first, see stopScript) before delete_cmd takes the host away.
+   * The record keeps the host while the host keeps work or did not answer.
+   */
+  async releaseHost(record: SessionRecord, how: Omit<Release, 'branch'>): Promise<Released> {
     const place = placeOf(record)
-    if (!place.ssh) return
-    await this.ssh.release(record.id, place.slug, place.ssh)
-    delete place.ssh
+    if (!place.ssh) return { removed: true }
+    const released = await this.ssh.release(record.id, place.slug, place.ssh, { ...how, branch: record.branch })
+    if ('removed' in released || ('unreachable' in released && how.force)) delete place.ssh
+    return released
   }
 }

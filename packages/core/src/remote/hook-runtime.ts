@@ -1,14 +1,14 @@
-import { DaemonError, quote, TabKind, type CheckedRequestOf } from '@svc/protocol'
-import { committed, type SessionRef } from '../sessions/table.js'
+import { quote, TabKind, type CheckedRequestOf } from '@svc/protocol'
+import type { SessionRef } from '../sessions/table.js'
 import { Refused } from '../errors.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
-import { archivedRef, stateOf, type ArchivedPush, type SessionRecord } from '../sessions/record.js'
+import { archivedRef, stateOf, type SessionRecord } from '../sessions/record.js'
 import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from '../sessions/lifecycle-guards.js'
 import type { Runtime } from '../sessions/runtime.js'
 import { tabKindOf } from '../sessions/tabs.js'
-import { hostOf, isUnreachable } from './endpoint.js'
+import { hostOf } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
-import { hostOfPlace, HookRemotes, placeOf } from './hook-remotes.js'
+import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers } from './hook-servers.js'
 import type { Req } from '../wire.js'
 
@@ -35,39 +35,18 @@ export class HookRuntime implements Runtime {
   }
 
   /**
-   * Kills the remote session, runs delete_cmd, removes the token and the record. A remote
-   * that does not answer is reaped (delete_cmd, record removed) only with `force_reap`.
-   * An archived session has no remote left: only its record goes.
+   * KillSession: the remote goes once its work is on origin (see HookServers.retire),
+   * then the token and the record. Work that cannot be put on origin keeps the session,
+   * lost, until a kill with `discard`; a remote nobody reaches goes only with
+   * `force_reap`. An archived session has no remote left: only its record goes.
    */
   kill(request: Req<'KillSessionRequest'>): Promise<void> {
     const { table, tokens, resolver } = this.options
     return table.operate(request, async (record) => {
-      const place = placeOf(record)
       if (stateOf(record) !== 'archived') {
-        // delete_cmd runs last: refused now, while the config is not trusted, before anything is torn down.
+        // Refused now, while the config is not trusted, before anything is stopped.
         const settings = await resolver.runnable(record.repo_path)
-        try {
-          await this.remotes.call(record, 'KillSession', { id: place.remote_id })
-        } catch (error) {
-          const gone = error instanceof DaemonError && /no session with id/.test(error.message)
-          if (isUnreachable(error) && !request.force_reap) {
-            throw new Refused(
-              `the remote of hook session ${quote(record.title)} at ${hostOfPlace(place)} does not answer; ` +
-                'pass force_reap to run delete_cmd and remove the session anyway',
-            )
-          }
-          if (!gone && !isUnreachable(error) && !request.force_reap) throw new Refused(`the remote agent server would not kill the session: ${(error as Error).message}`)
-        }
-        table.transition(record, 'deleting')
-        // Its event feed is let go first: an agent server being stopped need not wait for it.
-        this.remotes.unwatch(record.id)
-        await this.remotes.releaseHost(record)
-        const failure = await this.servers.runDelete(settings, record.repo_path, place.slug)
-        if (failure) {
-          table.transition(record, 'dead')
-          await table.save(record)
-          throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again with force_reap to retry`))
-        }
+        await this.servers.retire(record, { settings, end: 'removed', forceReap: request.force_reap === true, discard: request.discard === true })
       }
       await tokens.remove(record.id)
       this.remotes.drop(record.id)
@@ -88,22 +67,7 @@ export class HookRuntime implements Runtime {
     return archiveAlone(this.options.table, ref, (record) => this.options.targetedBy(record), async (record) => {
       // Refused while the repository's config is not trusted, before anything is stopped.
       const settings = await this.options.resolver.runnable(record.repo_path)
-      const { remote_id: id } = placeOf(record)
-      const refused = (why: string) => new Refused(`could not archive hook session ${quote(record.title)}: ${why}`)
-      await this.remotes.call(record, 'ArchiveSession', { id }).catch((error: Error) => {
-        throw refused(`its remote would not stop the agent (${error.message}); it still runs there and nothing was torn down`)
-      })
-      let pushed: ArchivedPush
-      try {
-        pushed = await this.servers.push(record)
-      } catch (error) {
-        const restarted = await this.remotes.call(record, 'RestoreArchived', { id }).then(
-          () => 'its agent was started there again',
-          (restart: Error) => `its agent could not be started there again (${restart.message}): restore it`,
-        )
-        throw refused(`${(error as Error).message}; ${restarted}, its work kept there and nothing torn down`)
-      }
-      await this.servers.tearDown(record, pushed, settings)
+      await this.servers.retire(record, { settings, end: 'archived', forceReap: false, discard: false })
       const ref = archivedRef(record) as string
       return { ok: true, archived_path: ref, archived_ref: ref }
     })
@@ -120,10 +84,10 @@ export class HookRuntime implements Runtime {
 
   /**
    * RestoreSession: an archived session is restored as RestoreArchived does; a lost or
-   * dead one (or, with force_reap, any) first has its remote pushed when it answers (a
-   * failed push refuses, nothing torn down) and torn down, then gets a new remote on the
-   * branch as origin has it. Work a remote that no longer answers did not push is lost
-   * with it.
+   * dead one (or, with force_reap, any) first has its work put on origin and its remote
+   * torn down (see HookServers.retire: refused, nothing torn down, when that cannot be
+   * done), then gets a new remote on the branch as origin has it. With force_reap, a
+   * remote nobody reaches is replaced with what it did not push lost.
    */
   restoreSession(request: Req<'RestoreSessionRequest'>): Promise<void> {
     refuseOtherBoot(request.expected_daemon_boot_id, this.options.bootId)
@@ -131,7 +95,7 @@ export class HookRuntime implements Runtime {
       refuseRestoring(record, request.force_reap)
       if (stateOf(record) !== 'archived') {
         const settings = await this.options.resolver.runnable(record.repo_path)
-        await this.servers.tearDown(record, await this.servers.pushIfReachable(record, request.force_reap === true), settings)
+        await this.servers.retire(record, { settings, end: 'replaced', forceReap: request.force_reap === true, discard: false })
       }
       await this.servers.relaunch(record)
     })

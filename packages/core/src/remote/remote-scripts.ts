@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { MAX_SOCKET_PATH_BYTES } from '@svc/protocol'
+import { MAX_SOCKET_PATH_BYTES, SNAPSHOT_MESSAGE } from '@svc/protocol'
 import { shellQuote } from '../infra/launcher.js'
 import { commandWords } from '../infra/command-words.js'
 
@@ -7,6 +7,9 @@ import { commandWords } from '../infra/command-words.js'
 export const NOTHING_MADE_EXIT = 10
 /** Its exit when the slug's workspace is already on the host: that is not svc's to remove. */
 export const WORKSPACE_TAKEN_EXIT = 11
+
+/** The stop script's exit when the workspace holds work it could not put on origin: it stays on the host. */
+export const KEPT_EXIT = 14
 
 /** The longest socket name an agent server keeps in its home. */
 const HOME_SOCKET = 'daemon-http.sock'
@@ -95,11 +98,24 @@ cat "$home/endpoint" >&3
 `
 }
 
+export interface StopScript {
+  slug: string
+  /** The session's branch, which work origin lacks is pushed to. */
+  branch: string
+  /** Remove the workspace whatever it holds (`kill --discard`). */
+  discard: boolean
+}
+
 /**
  * Run by `sh` on the host: stops the slug's agent server (its process group: TERM, then
- * KILL after 10 s) and its tmux server, and removes its workspace and home.
+ * KILL after 10 s) and its tmux server, so nothing writes on; then, unless discarding,
+ * puts on origin what origin lacks (uncommitted work as the snapshot commit, HEAD pushed
+ * to the session's branch, never forced), the agent server's push done by plain git for
+ * one that no longer answers. Only then are the workspace and home removed; work that
+ * cannot reach origin keeps them, and the script exits KEPT_EXIT saying why.
  */
-export function stopScript(slug: string): string {
+export function stopScript({ slug, branch, discard }: StopScript): string {
+  const b = shellQuote(branch)
   return `${places(slug)}
 for h in "$home" "$base/"${shellQuote(`${slug}.home`)}; do
   [ -f "$h/agent-server.pid" ] || continue
@@ -110,6 +126,21 @@ for h in "$home" "$base/"${shellQuote(`${slug}.home`)}; do
   kill -KILL -"$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
   tmux -S "$h/tmux.sock" kill-server 2>/dev/null
 done
+if [ ${discard ? 1 : 0} = 0 ] && [ -d "$ws/.git" ]; then
+  keep() { printf '%s\n' "$*" >&2; exit ${KEPT_EXIT}; }
+  cd "$ws" || keep "cannot enter $ws"
+  export GIT_TERMINAL_PROMPT=0
+  who=
+  { git var GIT_AUTHOR_IDENT && git var GIT_COMMITTER_IDENT; } >/dev/null 2>&1 || who='-c user.name=svc -c user.email=svc@localhost'
+  if [ -n "$(git status --porcelain --untracked-files=all)" ]; then
+    git add --all && git $who commit -q --no-verify -m ${shellQuote(SNAPSHOT_MESSAGE)} || keep "could not commit the uncommitted work in $ws"
+  fi
+  git fetch -q origin || keep "could not reach origin from $ws to check what it lacks"
+  if [ -n "$(git rev-list -n 1 HEAD --not --remotes=origin)" ]; then
+    git push -q origin HEAD:refs/heads/${b} || keep "could not push $ws to branch "${b}" of origin"
+  fi
+  cd "$base" || exit 1
+fi
 rm -rf "$ws" "$home" "$base/"${shellQuote(`${slug}.home`)}
 exit 0
 `

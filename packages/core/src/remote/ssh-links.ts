@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import { freePort } from '../sessions/runtime.js'
 import type { SshPlace } from '../sessions/record.js'
 import { parseEndpoint, redact, type Endpoint } from './endpoint.js'
-import { NOTHING_MADE_EXIT, startScript, stopScript, WORKSPACE_TAKEN_EXIT, type StartScript } from './remote-scripts.js'
+import { KEPT_EXIT, NOTHING_MADE_EXIT, startScript, stopScript, WORKSPACE_TAKEN_EXIT, type StartScript, type StopScript } from './remote-scripts.js'
 import { knownHostsLine, type ProvisionedHost } from './ssh-host.js'
 import { SshConnection, type SshRunner } from './ssh.js'
 
@@ -49,6 +49,19 @@ export interface Provisioned {
 }
 
 const FORWARD_TRIES = 3
+
+/** ssh's own exit when it could not reach the host (a script's exits are its own). */
+const SSH_FAILED_EXIT = 255
+
+/**
+ * How a host's teardown went: everything removed; or the workspace kept because work in
+ * it could not reach origin; or the host did not answer, nothing done there. Only a
+ * removal (or a host that is gone, `force`) removes the session's ssh directory.
+ */
+export type Released = { removed: true } | { kept: string } | { unreachable: string }
+
+/** What a release does on the host: the stop script's work, and whether a host that does not answer counts as gone. */
+export type Release = Omit<StopScript, 'slug'> & { force: boolean }
 
 /** ssh's account of a failed connect, worded to say what to fix. */
 export function sshFailure(why: string, name: string): string {
@@ -132,7 +145,9 @@ export class SshLinks {
       this.schedule(link, this.options.timings.checkMs)
       return { endpoint: { url: localUrl(local), token: endpoint.token }, place: conn.place }
     } catch (error) {
-      await this.teardown(conn, made ? start.slug : undefined)
+      // A failed start made at most a fresh clone; work the agent began in it is pushed first.
+      const released = await this.teardown(conn, made ? { slug: start.slug, branch: start.branch, discard: false, force: true } : undefined)
+      if ('kept' in released) this.options.log.warn({ host: conn.name, slug: start.slug, why: released.kept }, 'a failed start left its workspace on the host')
       throw error
     }
   }
@@ -145,14 +160,15 @@ export class SshLinks {
   }
 
   /**
-   * The session ends: its agent server is stopped and its workspace removed on the host
-   * (when the host answers), its master ended, its ssh directory removed.
+   * The session ends: its agent server is stopped and, once its work is on origin, its
+   * workspace removed on the host; its master ended; its ssh directory removed unless
+   * the host keeps work or did not answer (and is not `force`d gone).
    */
-  async release(id: string, slug: string, place: SshPlace): Promise<void> {
+  async release(id: string, slug: string, place: SshPlace, how: Release): Promise<Released> {
     const link = this.links.get(id)
     this.links.delete(id)
     if (link) await this.stop(link)
-    await this.teardown(link?.conn ?? this.connection(id, place), slug)
+    return this.teardown(link?.conn ?? this.connection(id, place), { slug, ...how })
   }
 
   /** The daemon stops: every master ends (a restart reopens them); ssh directories stay. */
@@ -171,13 +187,18 @@ export class SshLinks {
     await link.busy
   }
 
-  private async teardown(conn: SshConnection, stopSlug: string | undefined): Promise<void> {
-    if (stopSlug !== undefined) {
-      const run = await conn.exec(stopScript(stopSlug))
-      if (run.code !== 0) this.options.log.warn({ host: conn.name, slug: stopSlug, failure: redact(run.stderrTail) }, 'could not stop the agent server on its host')
+  private async teardown(conn: SshConnection, stop: (StopScript & { force: boolean }) | undefined): Promise<Released> {
+    let released: Released = { removed: true }
+    if (stop !== undefined) {
+      const run = await conn.exec(stopScript(stop))
+      const said = redact(run.stderrTail.trim().split('\n').at(-1) ?? '')
+      if (run.code === KEPT_EXIT) released = { kept: said }
+      else if (run.code === SSH_FAILED_EXIT || run.timedOut) released = { unreachable: sshFailure(run.stderrTail || 'no answer', conn.name) }
+      else if (run.code !== 0) this.options.log.warn({ host: conn.name, slug: stop.slug, failure: said }, 'could not stop the agent server on its host')
     }
     await conn.exit()
-    await rm(conn.dir, { recursive: true, force: true })
+    if ('removed' in released || ('unreachable' in released && stop?.force)) await rm(conn.dir, { recursive: true, force: true })
+    return released
   }
 
   /** Forwards a local port to the agent server: `preferred` first (a reopen keeps its endpoint), else free ones. The port, or why not. */

@@ -42,6 +42,16 @@ describe('pushWorkspace', () => {
     expect(git(workspace, 'status', '--porcelain')).toBe('')
   })
 
+  it('with unsavedOnly, pushes nothing when origin has HEAD and nothing is uncommitted, and pushes a commit origin lacks', async () => {
+    const head = git(workspace, 'rev-parse', 'HEAD')
+    expect(await pushWorkspace(workspace, 'work', env, true)).toEqual({ origin, branch: 'work', head, already_on_origin: true })
+    expect(git(origin, 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).toBe('main')
+    git(workspace, '-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'second')
+    const pushed = await pushWorkspace(workspace, 'work', env, true)
+    expect(pushed.already_on_origin).toBeUndefined()
+    expect(git(origin, 'rev-parse', 'work')).toBe(pushed.head)
+  })
+
   it('refuses a branch name git would not take, pushing nothing', async () => {
     await expect(pushWorkspace(workspace, 'a..b', env)).rejects.toBeInstanceOf(InvalidRequest)
     await expect(pushWorkspace(workspace, '', env)).rejects.toThrow('branch is required')

@@ -15,13 +15,25 @@ async function knowsIdentity(dir: string, env: NodeJS.ProcessEnv): Promise<boole
   }
 }
 
+/** Whether origin (fetched now) has HEAD on some branch; a fetch that fails says no. */
+async function onOrigin(dir: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  try {
+    await git(dir, ['fetch', '--quiet', 'origin'], env)
+    return (await git(dir, ['rev-list', '-n', '1', 'HEAD', '--not', '--remotes=origin'], env)).trim() === ''
+  } catch {
+    return false
+  }
+}
+
 /**
  * An agent server's workspace, pushed before its hook session is archived: uncommitted
  * work (untracked files included, ignored ones not) is committed as the snapshot, then
  * HEAD goes to `refs/heads/<branch>` of origin, never forced. A failed push keeps the
  * snapshot commit in the workspace, where a retry pushes it; nothing else changes.
+ * `unsavedOnly` (a kill) pushes nothing when origin has HEAD already and nothing was
+ * uncommitted: a session that did no work leaves no branch behind.
  */
-export async function pushWorkspace(dir: string, branch: string, env: NodeJS.ProcessEnv): Promise<AgentServerPushAnswer> {
+export async function pushWorkspace(dir: string, branch: string, env: NodeJS.ProcessEnv, unsavedOnly = false): Promise<AgentServerPushAnswer> {
   if (!branch) throw new InvalidRequest('branch is required')
   // No prompt for credentials: nobody is at the remote's terminal to answer it.
   const gitEnv = { ...env, GIT_TERMINAL_PROMPT: '0' }
@@ -41,6 +53,7 @@ export async function pushWorkspace(dir: string, branch: string, env: NodeJS.Pro
     snapshot = (await git(dir, ['rev-parse', 'HEAD'], gitEnv)).trim()
   }
   const head = snapshot ?? (await git(dir, ['rev-parse', 'HEAD'], gitEnv)).trim()
+  if (unsavedOnly && !snapshot && (await onOrigin(dir, gitEnv))) return { origin, branch, head, already_on_origin: true }
   try {
     await git(dir, ['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], gitEnv)
   } catch (error) {

@@ -94,6 +94,12 @@ export interface RemotePlace {
   unreachable?: boolean
   /** Archived: what was pushed before the remote was torn down (its endpoint and remote_id are then empty). */
   archived?: ArchivedPush
+  /**
+   * Why the host keeps the workspace: its work could not be put on origin when the
+   * session was torn down. The session is lost (no agent server, no token) until it is
+   * restored, or killed with discard.
+   */
+  kept?: string
 }
 
 /** What the archive of a hook session pushed to origin from its remote. */
@@ -219,6 +225,16 @@ export function archivedRef(record: SessionRecord): string | undefined {
   return pushed ? `${pushed.origin}#${record.branch}` : undefined
 }
 
+/**
+ * Where a hook session's workspace is, `<host>:<path there>`, while one is: on a remote
+ * that runs, or kept on its host. None for a local session or an archived one.
+ */
+export function remotePathOf(record: SessionRecord): string | undefined {
+  const place = record.remote
+  const host = place?.ssh?.host ?? (place?.endpoint ? new URL(place.endpoint).hostname : undefined)
+  return host && record.path && (place?.endpoint || place?.kept) ? `${host}:${record.path}` : undefined
+}
+
 /** The session object on the wire: stored fields plus the twins the encoder derives. */
 export function encodeSession(
   record: SessionRecord,
@@ -272,5 +288,6 @@ export function encodeSession(
     is_root: record.root === true,
     remote_host: record.remote?.ssh?.host ?? (record.remote?.endpoint ? new URL(record.remote.endpoint).hostname : undefined),
     remote_unreachable: record.remote?.unreachable || undefined,
+    remote_path: remotePathOf(record),
   }
 }

@@ -4,14 +4,14 @@ import { routes } from '../routes/index.js'
 import * as sessions from './sessions.js'
 import * as tasks from './tasks.js'
 
-/** The request fields the API document lists per operation (repo-level config's and a hook kill's force_reap from the design decisions). */
+/** The request fields the API document lists per operation (repo-level config's and a hook kill's force_reap and discard from the design decisions). */
 const documented: Record<string, string[]> = {
   CreateSession: ['title', 'title_base', 'repo_path', 'program', 'account', 'prompt', 'in_place', 'force_remote', 'backend'],
   ListBackends: ['repo_path'],
   ListPrograms: ['repo_path'],
   SuggestSessionName: [],
   Snapshot: ['repo_id', 'live', 'statuses', 'created_after', 'limit'],
-  KillSession: ['title', 'repo_id', 'id', 'force_reap'],
+  KillSession: ['title', 'repo_id', 'id', 'force_reap', 'discard'],
   ArchiveSession: ['title', 'repo_id', 'id'],
   RestoreArchived: ['title', 'repo_id', 'id'],
   RestoreSession: ['title', 'repo_id', 'id', 'expected_daemon_boot_id', 'force_reap'],

@@ -101,6 +101,12 @@ export const Session = Closed({
   remote_host: Type.Optional(Type.String()),
   /** Hook sessions: the remote stopped answering; the row is its last-known state. */
   remote_unreachable: Type.Optional(Type.Boolean()),
+  /**
+   * Hook sessions: where the workspace is, `<host>:<path there>` (worktree.path names the
+   * same path, on that host); while lost, the work its host kept because it could not be
+   * put on origin.
+   */
+  remote_path: Type.Optional(Type.String()),
 })
 
 export const CreateSessionRequest = Request({
@@ -151,8 +157,12 @@ export const SnapshotRequest = Request({
 })
 export const SnapshotResponse = Closed({ instances: Type.Array(Session), boot_id: Type.String() })
 
-/** `force_reap`: a hook session whose remote does not answer is removed anyway (its delete_cmd run). */
-export const KillSessionRequest = Request({ ...SessionRef, force_reap: Type.Boolean() })
+/**
+ * Hook sessions: `force_reap` removes one whose remote nobody reaches (its host is gone;
+ * what it did not push is lost); `discard` removes its workspace even when the work there
+ * is not on origin.
+ */
+export const KillSessionRequest = Request({ ...SessionRef, force_reap: Type.Boolean(), discard: Type.Boolean() })
 export const KillSessionResponse = Ok
 
 export const ArchiveSessionRequest = Request(SessionRef)
