@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { appendFile, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -330,12 +331,27 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     // A stopped daemon ends its masters; the session's known_hosts stays for the next start.
     expect(master !== undefined && alive(master)).toBe(false)
     expect(existsSync(join(sshDirOf(world.daemon, id).dir, 'known_hosts'))).toBe(true)
+    // Meanwhile another local user listens on the forward's old port: no token may reach it.
+    const heard: string[] = []
+    const squatter = createServer((request, response) => {
+      heard.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`)
+      response.destroy()
+    }).on('upgrade', (request, socket) => {
+      heard.push(`upgrade ${request.url} ${request.headers.authorization ?? ''}`)
+      socket.destroy()
+    })
+    const oldPort = Number(new URL(storedRecord(id).remote.endpoint).port)
+    await new Promise<void>((resolve) => squatter.listen(oldPort, '127.0.0.1', resolve))
 
     world.daemon = await startSessionDaemon({ home: world.daemon.home, env, settings: sshSettings(world) })
     await waitFor(() => masterPid(world.daemon, id), 20_000)
     // Until the forward is back the remote does not answer: the prompt is refused, not lost.
     await waitFor(async () => (await world.daemon.post('/v1/SendPrompt', { id, prompt: 'after the restart' })).status === 200 || undefined, 20_000)
     await waitFor(async () => (await world.daemon.client.call('Preview', { id })).text.includes('after the restart'))
+    squatter.close()
+    expect(heard).toEqual([])
+    // The forward found its old port taken and moved: the record follows it.
+    expect(Number(new URL(storedRecord(id).remote.endpoint).port)).not.toBe(oldPort)
     expect(await session(world.daemon, 'restarted')).toMatchObject({ remote_host: world.sshd.place.address })
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
     expect(leftovers(world)).toEqual(NOTHING_LEFT)

@@ -1,4 +1,4 @@
-import { DaemonError, quote, type Client, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
+import { DaemonError, quote, UnreachableError, type Client, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
 import { Refused } from '../errors.js'
 import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { hostOf, isUnreachable, redact, remoteClient, type Endpoint } from './endpoint.js'
@@ -28,6 +28,11 @@ export function hostOfPlace(place: NonNullable<SessionRecord['remote']>): string
 export class HookRemotes {
   /** Each hook session's client and token, from its token file (read at start) or launch_cmd. */
   private readonly clients = new Map<string, { client: Client; token: string }>()
+  /**
+   * Provisioned sessions' tokens read at start, held until their ssh forward is up again:
+   * until then the loopback port the record names may be anyone's, so nothing is sent there.
+   */
+  private readonly held = new Map<string, string>()
   /** The remotes' event feeds, relayed into the home's rows and feed. */
   private readonly relay: EventRelay
   /** Provisioned sessions' ssh masters and forwards, watched. */
@@ -51,6 +56,7 @@ export class HookRemotes {
   clientOf(record: SessionRecord): { client: Client; token: string } {
     if (stateOf(record) === 'archived') throw new Refused(`hook session ${quote(record.title)} is archived; restore it with RestoreArchived first`)
     const entry = this.clients.get(record.id)
+    if (!entry && this.held.has(record.id)) throw new UnreachableError(`the ssh forward to its host ${hostOfPlace(placeOf(record))} is not up yet`, undefined)
     if (!entry) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
     return entry
   }
@@ -64,6 +70,7 @@ export class HookRemotes {
   drop(id: string): void {
     this.relay.unwatch(id)
     this.clients.delete(id)
+    this.held.delete(id)
   }
 
   /**
@@ -76,10 +83,11 @@ export class HookRemotes {
       // An archived one has no remote until it is restored; a kept one's agent server was stopped.
       if (stateOf(record) === 'archived' || placeOf(record).kept !== undefined) continue
       const token = await this.options.tokens.read(record.id)
-      if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
-      else this.adopt(record, token)
       const { ssh, slug, endpoint } = placeOf(record)
-      // Its master and forward were ended with the daemon: reopened (the known_hosts file kept).
+      if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
+      else if (ssh) this.held.set(record.id, token)
+      else this.adopt(record, token)
+      // Its master and forward were ended with the daemon: reopened (the known_hosts file kept), then its token is used.
       if (ssh) this.ssh.resume(record.id, slug, ssh, endpoint)
     }
   }
@@ -182,8 +190,9 @@ export class HookRemotes {
    */
   private sshUp(id: string, endpoint: string): void {
     const record = this.options.table.records.get(id)
-    const token = this.clients.get(id)?.token
+    const token = this.clients.get(id)?.token ?? this.held.get(id)
     if (!record || token === undefined) return
+    this.held.delete(id)
     const place = placeOf(record)
     if (place.endpoint !== endpoint) {
       place.endpoint = endpoint
