@@ -120,7 +120,7 @@ describe('where and what runs', () => {
     expect(programs.programs.find((p) => p.name === 'claude')?.available).toBe(true)
     expect(programs.programs.find((p) => p.name === 'devin')?.available).toBe(false)
     // Profiles follow the command line that runs: claude is the fake agent here, aider has none.
-    expect(programs.programs.map((p) => p.profile)).toEqual(['', 'codex', '', 'gemini', '', '', ''])
+    expect(programs.programs.map((p) => p.profile)).toEqual(['', 'codex', '', 'gemini', '', 'opencode', ''])
     const backends = await daemon.client.call('ListBackends', { repo_path: repo })
     expect(backends).toEqual({
       backends: [

@@ -36,6 +36,11 @@ export interface Profile {
   empty: RegExp
   /** The agent at work: its interrupt hint where the program draws it, next to the composer (not where prose could quote it). */
   busy: RegExp
+  /**
+   * Text the program draws beside its main column (opencode's session sidebar), cut from
+   * each line before it is read: it shares the composer's rows.
+   */
+  aside?: RegExp
   /** How the composer shows a long paste in place of its text; group 1 is the line count it names. */
   pastePlaceholder?: RegExp
   /**
@@ -62,10 +67,11 @@ export interface Reading {
 const FRAME = /^[\s\u2500-\u257f\u2580-\u259f]+|[\s\u2500-\u257f\u2580-\u259f]+$/g
 const RULE = /^[\s\u2500-\u257f]+$/
 
-/** The visible screen's lines without colors, blank lines and frames; a rule becomes `─`. */
-export function screenLines(screen: string): string[] {
+/** The visible screen's lines without colors, blank lines, frames and what `aside` cuts; a rule becomes `─`. */
+export function screenLines(screen: string, aside?: RegExp): string[] {
   return stripVTControlCharacters(screen)
     .split('\n')
+    .map((line) => (aside ? line.replace(aside, '') : line))
     .map((line) => (RULE.test(line) && line.trim() !== '' ? '─' : line.replace(FRAME, '')))
     .filter((line) => line !== '')
 }
@@ -93,7 +99,7 @@ function asks(lines: readonly string[], gate: Gate): boolean {
  * and never beside a ready composer: a reply that quotes a dialog sits above one.
  */
 export function readScreen(profile: Profile, screen: string): Reading {
-  const lines = screenLines(screen)
+  const lines = screenLines(screen, profile.aside)
   const text = lines.join('\n')
   const composer = profile.composer.test(text)
   const gate = composer ? undefined : profile.gates.find((candidate) => asks(lines, candidate))

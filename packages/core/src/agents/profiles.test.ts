@@ -53,6 +53,24 @@ const EXPECTED: Record<string, Record<string, Expected>> = {
     'prose-quote': idle,
     'prose-quote-after-trust': idle,
   },
+  'opencode-1.18.33': {
+    // The home screen, before a provider was set up and after.
+    first: idle,
+    composer: idle,
+    'composer-typed': typed,
+    // In a session, its sidebar shares the composer's rows.
+    'composer-sidebar': idle,
+    'composer-typed-session': typed,
+    // Two lines, the second one blank: not empty.
+    'composer-blank-line': typed,
+    'pasted-long': typed,
+    busy: working,
+    'busy-typed': { ...working, empty: false },
+    // A prompt queued behind the turn leaves the composer.
+    'busy-queued': working,
+    reply: idle,
+    'prose-quote': idle,
+  },
 }
 
 function reading(program: string, screen: string): Expected {
@@ -74,6 +92,7 @@ it('knows a program by the command line that runs it, past launchers and setting
   expect(profileFor('claude --model opus')?.name).toBe('claude')
   expect(profileFor('/opt/tools/codex --full-auto')?.name).toBe('codex')
   expect(profileFor('/usr/bin/node /home/me/.npm/bin/gemini')?.name).toBe('gemini')
+  expect(profileFor('opencode --model stand-in/model')?.name).toBe('opencode')
   expect(profileFor('env TERM=xterm-256color claude')?.name).toBe('claude')
   // A wrapper or a program we do not know keeps the program-agnostic observation.
   expect(profileFor('node fake-agent.mjs')).toBeUndefined()
