@@ -86,9 +86,12 @@ mkdir -p "$clis_dir"
 echo '{ "private": true }' >"$clis_dir/package.json"
 npm install --prefix "$clis_dir" --save-exact --no-audit --no-fund --loglevel=error "${specs[@]}"
 
-# npm skips install scripts: Claude Code's copies the platform's native binary over
-# bin/claude.exe, so run it by hand.
+# Install scripts cannot be relied on (npm 11 warns of those its allowScripts does not
+# cover; ignore-scripts skips them): Claude Code's and opencode's copy the platform's native
+# binary, an optional dependency npm did install, over bin/claude.exe and bin/opencode.exe
+# (until then opencode's says only that its postinstall did not run), so run them by hand.
 (cd "$clis_dir/node_modules/@anthropic-ai/claude-code" && node install.cjs)
+(cd "$clis_dir/node_modules/opencode-ai" && node postinstall.mjs)
 
 while read -r name version; do
   bin=$(bin_of "$name")

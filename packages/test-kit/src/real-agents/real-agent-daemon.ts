@@ -6,11 +6,13 @@ import { makeRepo, paneText, tmux } from '../sessions-kit.js'
 import { alive, waitFor } from '../wait.js'
 import { serveAnthropic } from '../stand-ins/anthropic.js'
 import { serveGemini } from '../stand-ins/gemini.js'
+import { serveOpenAIChat } from '../stand-ins/openai-chat.js'
 import { serveOpenAIResponses } from '../stand-ins/openai-responses.js'
 import type { ModelStandIn, StandInOptions } from '../stand-ins/stand-in.js'
 import { setUpClaude } from './claude.js'
 import { setUpCodex } from './codex.js'
 import { setUpGemini } from './gemini.js'
+import { setUpOpencode } from './opencode.js'
 import type { RealAgent } from './real-agent.js'
 
 /** The processes of a process group (a pane's: tmux makes its process a group leader). */
@@ -41,13 +43,26 @@ async function endAgents(home: string): Promise<void> {
   await waitFor(() => pids.every((pid) => !alive(pid)) || undefined, 10_000)
 }
 
-export type RealAgentName = 'claude' | 'codex' | 'gemini'
+export type RealAgentName = 'claude' | 'codex' | 'gemini' | 'opencode'
+
+interface Kit {
+  serve: (options?: StandInOptions) => Promise<ModelStandIn>
+  setUp: (dir: string, standIn: ModelStandIn) => Promise<RealAgent>
+  /** It asks whether to trust each new repository before its composer shows. */
+  asksTrust: boolean
+}
 
 /** Each real CLI's model API stand-in and its setup. */
-const KITS: Record<RealAgentName, { serve: (options?: StandInOptions) => Promise<ModelStandIn>; setUp: (dir: string, standIn: ModelStandIn) => Promise<RealAgent> }> = {
-  claude: { serve: serveAnthropic, setUp: setUpClaude },
-  codex: { serve: serveOpenAIResponses, setUp: setUpCodex },
-  gemini: { serve: serveGemini, setUp: setUpGemini },
+const KITS: Record<RealAgentName, Kit> = {
+  claude: { serve: serveAnthropic, setUp: setUpClaude, asksTrust: true },
+  codex: { serve: serveOpenAIResponses, setUp: setUpCodex, asksTrust: true },
+  gemini: { serve: serveGemini, setUp: setUpGemini, asksTrust: true },
+  opencode: { serve: serveOpenAIChat, setUp: setUpOpencode, asksTrust: false },
+}
+
+/** Whether the real CLI raises a folder-trust question in a new repository (opencode asks nothing). */
+export function asksFolderTrust(name: RealAgentName): boolean {
+  return KITS[name].asksTrust
 }
 
 export interface RealAgentDaemon {
@@ -55,7 +70,7 @@ export interface RealAgentDaemon {
   daemon: TestDaemon
   /** Per CLI: its stand-in (what its model received) and how it was set up. */
   agents: Partial<Record<RealAgentName, { standIn: ModelStandIn; agent: RealAgent }>>
-  /** A fresh repository: the CLIs ask their folder-trust question once per repository. */
+  /** A fresh repository: most CLIs ask their folder-trust question once per repository. */
   newRepo(name: string): Promise<string>
   /** The agent's screen now, as the daemon captures it. */
   screen(title: string): Promise<string>
