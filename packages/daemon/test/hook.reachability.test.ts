@@ -94,7 +94,7 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     // launch_cmd has started the agent server and waits before printing its endpoint.
     await waitFor(() => existsSync(join(world.state, 'slow', 'endpoint.json')), 40_000)
     expect(readdirSync(creating).map((name) => JSON.parse(readFileSync(join(creating, name), 'utf8')) as unknown)).toEqual([
-      expect.objectContaining({ title: 'slow', repo_path: world.repo, hook: { slug: 'slow' } }),
+      expect.objectContaining({ title: 'slow', repo_path: world.repo, hook: expect.objectContaining({ slug: 'slow', branch: 'agent/slow', script: expect.objectContaining({ pgid: expect.any(Number) }) }) }),
     ])
     const server = remotePid(world.state, 'slow')
     await world.daemon.stop('SIGKILL')

@@ -321,6 +321,19 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
     }
   })
 
+  it('releases the host of a create the home daemon died in at its next start: agent server, workspace, master and ssh directory, then delete_cmd', async () => {
+    const workspace = join(world.sshd.remoteHome, 'svc-workspaces', 'interrupted')
+    void create({ title: 'interrupted' }).catch(() => {})
+    // svc is starting the agent server on the host: the clone is there, the session not yet.
+    await waitFor(() => existsSync(workspace) || undefined, 30_000)
+    await world.daemon.stop('SIGKILL')
+    world.daemon = await startSessionDaemon({ home: world.daemon.home, env, settings: sshSettings(world) })
+    expect(hookCalls(world.state).at(-1)).toMatchObject({ hook: 'delete', argv: expect.arrayContaining(['--name', 'interrupted']) })
+    expect((await world.daemon.client.call('Snapshot', {})).instances.map((row) => row.title)).not.toContain('interrupted')
+    await waitFor(() => !commandLines().includes(workspace) || undefined)
+    expect(leftovers(world)).toEqual(NOTHING_LEFT)
+  })
+
   it('reopens the master and its forward when the home daemon restarts', async () => {
     const reply = await create({ title: 'restarted', prompt: 'before the restart' })
     expect(reply.status, reply.text).toBe(200)

@@ -33,13 +33,14 @@ function tail(text: string): string {
 }
 
 /**
- * Runs a hook directly (no shell) in its own process group, with only `env` and `input`
- * (if any) on its stdin; on timeout the whole group is killed. Never rejects: a program
+ * Runs a hook directly (no shell) in its own process group (told to `onSpawn`), with only
+ * `env` and `input` (if any) on its stdin; on timeout the whole group is killed. Never rejects: a program
  * that cannot start is a run with no exit code and the reason as its stderr.
  */
-export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, input?: string): Promise<HookRun> {
+export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, input?: string, onSpawn?: (pgid: number) => void): Promise<HookRun> {
   return new Promise((settle) => {
     const child = spawn(argv[0] as string, argv.slice(1), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
+    if (child.pid !== undefined) onSpawn?.(child.pid)
     // A program that exits without reading all of its input is answered by its exit, not an EPIPE.
     child.stdin.on('error', () => {}).end(input)
     let stdout = ''

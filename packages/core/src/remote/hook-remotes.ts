@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises'
 import { DaemonError, quote, UnreachableError, type Client, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
 import { Refused } from '../errors.js'
 import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
@@ -7,6 +8,7 @@ import type { HookOptions } from './hook-options.js'
 import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
 import type { ProvisionedHost } from './ssh-host.js'
+import type { SshPlace } from '../sessions/record.js'
 import { SshLinks, type Release, type Released } from './ssh-links.js'
 import type { StartScript } from './remote-scripts.js'
 
@@ -80,8 +82,9 @@ export class HookRemotes {
   async restore(records: SessionRecord[]): Promise<void> {
     for (const record of records) {
       this.options.table.records.set(record.id, record)
-      // An archived one has no remote until it is restored; a kept one's agent server was stopped.
-      if (stateOf(record) === 'archived' || placeOf(record).kept !== undefined) continue
+      // An archived one has no remote until it is restored; a kept one's agent server was
+      // stopped; a loading one's restore was interrupted, and its journal undoes it.
+      if (['archived', 'loading'].includes(stateOf(record) ?? '') || placeOf(record).kept !== undefined) continue
       const token = await this.options.tokens.read(record.id)
       const { ssh, slug, endpoint } = placeOf(record)
       if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
@@ -243,5 +246,30 @@ export class HookRemotes {
     const released = await this.ssh.release(record.id, place.slug, place.ssh, { ...how, branch: record.branch })
     if ('removed' in released || ('unreachable' in released && how.force)) delete place.ssh
     return released
+  }
+
+  /**
+   * A host a start reached before the daemon died (its journaled intent names it, no
+   * record does): released as a record's would be, its work pushed first when it can be.
+   */
+  async releaseUnrecorded(id: string, slug: string, place: SshPlace, branch: string): Promise<void> {
+    const released = await this.ssh.release(id, slug, place, { branch, discard: false, force: true })
+    if ('kept' in released) this.options.log.warn({ host: place.host, slug, why: released.kept }, 'an interrupted start left its workspace on the host')
+  }
+
+  /**
+   * At start, once interrupted steps are settled: ssh directories (their masters ended)
+   * and token files that neither a record nor a pending intent names are removed.
+   */
+  async sweep(named: ReadonlySet<string>): Promise<void> {
+    const stray = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).filter((id) => !named.has(id))
+    for (const id of await stray(this.options.sshDir)) {
+      this.options.log.warn({ id }, 'removing an ssh directory no session names')
+      await this.ssh.forget(id)
+    }
+    for (const id of await stray(this.options.tokens.dir)) {
+      this.options.log.warn({ id }, 'removing a token file no session names')
+      await this.options.tokens.remove(id)
+    }
   }
 }

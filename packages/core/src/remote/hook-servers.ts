@@ -5,7 +5,8 @@ import type { Settings } from '../config/keys.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
 import { isLoopbackHost } from '../net.js'
-import type { HookIntent } from '../sessions/reconcile.js'
+import type { HookIntent, HookStep } from '../sessions/reconcile.js'
+import { stillLeads, stopGroup } from '../infra/process-group.js'
 import { remotePathOf, setState, stateOf, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { committed } from '../sessions/table.js'
 import { allocateTitle } from '../sessions/titles.js'
@@ -42,9 +43,9 @@ export interface HookCreate {
   program: string
 }
 
-/** The creation intent of a hook record: its slug, for delete_cmd. */
-function hookIntent(record: SessionRecord): HookIntent {
-  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug } }
+/** The journaled intent of a hook record's create or restore, before its script runs. */
+function hookIntent(record: SessionRecord, restore?: HookStep['restore']): HookIntent {
+  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug, branch: record.branch, ...(restore ? { restore } : {}) } }
 }
 
 /** A failed launch (of a create, or of a restore) as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
@@ -87,6 +88,8 @@ interface LaunchPlan {
   settings: Settings
   /** A restore: launch_cmd gets `--restore`, the branch is the one pushed at archive. */
   restore?: boolean
+  /** Its journaled intent, kept up to date as the launch goes (the script's group, the host). */
+  intent: HookIntent
 }
 
 /**
@@ -149,30 +152,55 @@ export class HookServers {
       table.creating.add(reserved.id)
       return reserved
     })
-    try {
-      await this.launch(record, { origin, branch: record.branch, base, commandLine, prompt: request.prompt, settings })
-    } catch (error) {
-      table.forget(record.id)
-      this.remotes.drop(record.id)
-      await this.releaseFailedStart(record)
-      throw await this.launchUndone(hookIntent(record), error)
-    } finally {
-      table.created(record.id)
-    }
-    await this.options.creations.end(record.id)
-    return record
+    const intent = hookIntent(record)
+    // In the session's queue: a kill (or any operation) asked meanwhile waits for the create to end.
+    return table.ops.run(record.id, async () => {
+      try {
+        await this.launch(record, { origin, branch: record.branch, base, commandLine, prompt: request.prompt, settings, intent })
+      } catch (error) {
+        table.forget(record.id)
+        this.remotes.drop(record.id)
+        await this.releaseFailedStart(record, intent)
+        throw await this.launchUndone(intent, error)
+      } finally {
+        table.created(record.id)
+      }
+      await this.options.creations.end(record.id)
+      return record
+    })
   }
 
   /**
-   * Undoes what a hook create's launch_cmd may have started: delete_cmd --name <slug>
-   * (as the repository's config names it now: refused while it is not trusted), then the
-   * token file. What went wrong with delete_cmd, or undefined.
+   * Undoes what a hook create's or restore's script may have started (here, or in a
+   * daemon that died): the script's process group stopped first, so that nothing it is
+   * still making outlives the undo; the host it reached released (svc's agent server,
+   * master and ssh directory); delete_cmd --name <slug> (as the repository's config names
+   * it now: refused while it is not trusted); the token file; a restore's record archived
+   * again. What went wrong with delete_cmd, or undefined.
    */
   async undoLaunch(intent: HookIntent): Promise<string | undefined> {
+    const { script, ssh, slug, branch, restore } = intent.hook
+    if (script && (await stillLeads(script))) await stopGroup(script.pgid)
+    if (ssh) await this.remotes.releaseUnrecorded(intent.id, slug, ssh, branch)
     const settings = await this.options.resolver.runnable(intent.repo_path)
-    const failure = await this.runDelete(settings, intent.repo_path, intent.hook.slug)
+    const failure = await this.runDelete(settings, intent.repo_path, slug)
     await this.options.tokens.remove(intent.id)
+    if (restore) await this.archivedAgain(intent.id, restore.archived)
     return failure
+  }
+
+  /** A restore undone: the record as its archive left it, if it is still the loading one. */
+  private async archivedAgain(id: string, archived: ArchivedPush | undefined): Promise<void> {
+    const { table } = this.options
+    const record = table.records.get(id)
+    if (!record || stateOf(record) !== 'loading') return
+    const place = placeOf(record)
+    place.endpoint = ''
+    place.remote_id = ''
+    delete place.ssh
+    if (archived) place.archived = archived
+    table.transition(record, 'archived')
+    await table.save(record)
   }
 
   /**
@@ -192,15 +220,15 @@ export class HookServers {
     return launchRefusal(intent, error, failure)
   }
 
-  private async launch(record: SessionRecord, { origin, branch, base, commandLine, prompt, settings, restore }: LaunchPlan): Promise<void> {
+  private async launch(record: SessionRecord, { origin, branch, base, commandLine, prompt, settings, restore, intent }: LaunchPlan): Promise<void> {
     const { table, tokens } = this.options
     const place = placeOf(record)
     const root = record.repo_path
     const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(base ? ['--base', base] : []), ...(restore ? ['--restore'] : [])]
     const endpoint =
       place.via === 'provision'
-        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args), { origin, branch, base, restore: restore === true })
-        : this.launched(await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args))
+        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args, intent), { origin, branch, base, restore: restore === true }, intent)
+        : this.launched(await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args, intent))
     if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url
@@ -240,34 +268,49 @@ export class HookServers {
     const place = placeOf(record)
     const pushed = place.archived
     const prompt = resumeBrief({ branch: record.branch, pushed, goal: record.first_prompt })
+    // Before the record says loading: a daemon that dies from here on archives it again at its next start.
+    const intent = hookIntent(record, pushed ? { archived: pushed } : {})
+    await this.options.creations.begin(intent)
     delete place.archived
     table.transition(record, 'loading')
-    await table.save(record, false)
+    await table.save(record)
     try {
       const commandLine = commandLineOf(record.program, settings.program_overrides)
-      await this.launch(record, { origin, branch: record.branch, base, commandLine, prompt, settings, restore: pushed !== undefined })
+      await this.launch(record, { origin, branch: record.branch, base, commandLine, prompt, settings, restore: pushed !== undefined, intent })
     } catch (error) {
       this.remotes.drop(record.id)
-      await this.releaseFailedStart(record)
-      const failure = await this.undoLaunch(hookIntent(record)).catch((undoError: Error) => undoError.message)
-      place.endpoint = ''
-      place.remote_id = ''
-      if (pushed) place.archived = pushed
-      table.transition(record, 'archived')
-      await table.save(record)
-      throw launchRefusal(hookIntent(record), error, failure, 'restore')
+      await this.releaseFailedStart(record, intent)
+      const failure = await this.undoLaunch(intent).catch((undoError: Error) => undoError.message)
+      await this.archivedAgain(record.id, pushed)
+      await this.options.creations.end(record.id)
+      throw launchRefusal(intent, error, failure, 'restore')
     }
+    await this.options.creations.end(record.id)
   }
 
-  /** A start that failed after its host was reached: released, what the agent began there pushed first when it can be. */
-  private async releaseFailedStart(record: SessionRecord): Promise<void> {
+  /** A start that failed after its host was reached: released, what the agent began there pushed first when it can be; its intent no longer names the host. */
+  private async releaseFailedStart(record: SessionRecord, intent: HookIntent): Promise<void> {
     const released = await this.remotes.releaseHost(record, { discard: false, force: true })
     if ('kept' in released) this.options.log.warn({ session: record.title, why: released.kept }, 'a failed start left its workspace on the host')
+    delete intent.hook.ssh
   }
 
-  private async runHookCommand(settings: Settings, key: HookKey, root: string, args: string[]): Promise<HookRun> {
+  /** Rewrites a create's or restore's intent as it learns what to undo; a failed write is logged (the undo then knows less). */
+  private journal(intent: HookIntent): Promise<void> {
+    return this.options.creations.begin(intent).catch((error: Error) => this.options.log.warn({ err: error, session: intent.title }, 'could not journal a hook step'))
+  }
+
+  /** Runs a hook; with an intent, its process group is journaled while it runs. */
+  private async runHookCommand(settings: Settings, key: HookKey, root: string, args: string[], intent?: HookIntent): Promise<HookRun> {
     const argv = [...hookArgv(settings[key], root), ...args]
-    return runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs)
+    const journaled = (pgid: number) => {
+      if (!intent) return
+      intent.hook.script = { pgid, command: argv.join(' ') }
+      void this.journal(intent)
+    }
+    const run = await runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs, undefined, journaled)
+    if (intent) delete intent.hook.script
+    return run
   }
 
   /** Runs delete_cmd; what went wrong, or undefined when it ran cleanly. */
@@ -313,7 +356,7 @@ export class HookServers {
    * The host provision_cmd printed, reached over ssh with its key pinned; the agent
    * server started there and forwarded to a local port: that forward's endpoint, or why not.
    */
-  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; base: string | undefined; restore: boolean }): Promise<Endpoint | string> {
+  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; base: string | undefined; restore: boolean }, intent: HookIntent): Promise<Endpoint | string> {
     const failed = this.runFailure(run, 'provision_cmd')
     if (failed !== undefined) return failed
     const place = placeOf(record)
@@ -323,6 +366,9 @@ export class HookServers {
     } catch (error) {
       return `provision_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
     }
+    // Before svc reaches it: a daemon that dies from here on releases the host at its next start.
+    intent.hook.ssh = { host: host.host, ...(host.port ? { port: host.port } : {}), ...(host.user ? { user: host.user } : {}), remote_port: 0 }
+    await this.journal(intent)
     try {
       const svc = this.options.config.get('remote_svc_command')
       return await this.remotes.provision(record, host, { slug: place.slug, repo: start.origin, branch: start.branch, ...(start.base ? { base: start.base } : {}), restore: start.restore, svc })

@@ -171,6 +171,13 @@ export class SshLinks {
     return this.teardown(link?.conn ?? this.connection(id, place), { slug, ...how })
   }
 
+  /** An ssh directory no session names: its master, if one still runs, ended; the directory removed. */
+  async forget(id: string): Promise<void> {
+    const dir = join(this.options.dir, id)
+    await this.connection(id, { host: 'localhost', remote_port: 0 }).exit()
+    await rm(dir, { recursive: true, force: true })
+  }
+
   /** The daemon stops: every master ends (a restart reopens them); ssh directories stay. */
   async close(): Promise<void> {
     const links = [...this.links.values()]

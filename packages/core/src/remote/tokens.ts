@@ -7,7 +7,7 @@ import { readIfExists, removeFileDurable, writeFileDurable } from '../infra/dura
  * never in a session record, so sessions.json and its backups never hold one.
  */
 export class RemoteTokens {
-  constructor(private readonly dir: string) {}
+  constructor(readonly dir: string) {}
 
   private fileOf(id: string): string {
     return join(this.dir, id)

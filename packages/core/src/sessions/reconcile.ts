@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { writeFileDurable } from '../infra/durable.js'
 import type { Tmux } from '../infra/tmux.js'
-import type { SessionRecord } from './record.js'
+import type { LedGroup } from '../infra/process-group.js'
+import { stateOf, type ArchivedPush, type SessionRecord, type SshPlace } from './record.js'
 import { deleteBranch, removeWorktree } from './worktree.js'
 
 /**
@@ -19,8 +20,8 @@ export interface CreationIntent {
   repo_path: string
   /** A local session's agent tab; absent for a hook session. */
   tmux_name?: string
-  /** A hook session's: launch_cmd is about to run for this slug, so delete_cmd --name <slug> undoes it. */
-  hook?: { slug: string }
+  /** A hook session's create or restore: launch_cmd (or provision_cmd) is about to run for this slug. */
+  hook?: HookStep
   /** Absent for an in-place session, which makes no worktree. */
   worktree?: {
     path: string
@@ -28,6 +29,24 @@ export interface CreationIntent {
     /** False when the branch existed before: then it is the user's, never deleted. */
     branch_created: boolean
   }
+}
+
+/**
+ * What undoing a hook create or restore needs, kept up to date as it goes: the script's
+ * process group (stopped first, so nothing it still makes outlives the undo), the host
+ * provision_cmd made (svc's agent server, master and ssh directory there are released),
+ * then delete_cmd --name <slug> and the token.
+ */
+export interface HookStep {
+  slug: string
+  /** The session's branch: work on the host is pushed there before its workspace goes. */
+  branch: string
+  /** launch_cmd or provision_cmd while it runs. */
+  script?: LedGroup
+  /** The host provision_cmd printed, once svc reaches it. */
+  ssh?: SshPlace
+  /** A restore's: the record stays and, undone, is archived again with what its archive pushed. */
+  restore?: { archived?: ArchivedPush }
 }
 
 /** The pieces committed records use: an intent never undoes one of them. */
@@ -48,12 +67,12 @@ function inUse(records: Iterable<SessionRecord>): InUse {
   return used
 }
 
-export type HookIntent = CreationIntent & { hook: { slug: string } }
+export type HookIntent = CreationIntent & { hook: HookStep }
 
 /** Undoes what a hook create's launch_cmd may have started; what went wrong, or undefined when it is gone. */
 export type HookUndo = (intent: HookIntent) => Promise<string | undefined>
 
-/** `creating/<id>.json` under SERVICE_HOME: one intent per CreateSession in flight. */
+/** `creating/<id>.json` under SERVICE_HOME: one intent per CreateSession (or hook restore) in flight. */
 export class CreationJournal {
   constructor(
     private readonly dir: string,
@@ -107,7 +126,9 @@ export class CreationJournal {
    */
   async reconcile(records: ReadonlyMap<string, SessionRecord>, env: NodeJS.ProcessEnv): Promise<void> {
     for (const intent of await this.pending()) {
-      if (records.has(intent.id)) {
+      const record = records.get(intent.id)
+      // A committed create, or a restore that finished: nothing to undo.
+      if (record && !(intent.hook?.restore && stateOf(record) === 'loading')) {
         await this.end(intent.id)
         continue
       }
@@ -115,12 +136,17 @@ export class CreationJournal {
         await this.undo(intent, records.values(), env)
         this.log.warn(
           { session: intent.title, repo: intent.repo_path, worktree: intent.worktree?.path, slug: intent.hook?.slug },
-          'removed what an interrupted CreateSession left behind',
+          intent.hook?.restore ? 'undid an interrupted restore of a hook session' : 'removed what an interrupted CreateSession left behind',
         )
       } catch (error) {
         this.log.error({ err: error, session: intent.title }, 'could not remove what an interrupted CreateSession left behind')
       }
     }
+  }
+
+  /** Ids of the intents still pending (after a start, those that could not be undone yet). */
+  async pendingIds(): Promise<Set<string>> {
+    return new Set((await this.pending()).map((intent) => intent.id))
   }
 
   private async pending(): Promise<CreationIntent[]> {

@@ -67,6 +67,8 @@ export class Sessions {
   /** Where each session runs: here, or on a remote agent server. */
   private readonly local: LocalRuntime
   private readonly hook: HookRuntime
+  /** Creations (and hook restores) in flight, journaled. */
+  private readonly creations: CreationJournal
   private readonly observer: Observer
   private readonly prompts: Prompts
   /** Creates sessions (and restores, archives, kills them for the local runtime). */
@@ -88,6 +90,7 @@ export class Sessions {
     const { table, panes } = this
     const screens = new AgentScreens(this.tmux, options.log, (record) => gatePolicy(options.resolver, record.repo_path), composerWaitMs(options.env))
     const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.servers.undoLaunch(intent))
+    this.creations = creations
     this.hook = new HookRuntime({
       creations,
       table,
@@ -169,6 +172,8 @@ export class Sessions {
       records.filter((record) => !record.remote),
       new Set(await this.tmux.sessionNames()),
     )
+    // Interrupted steps are settled now: what only they could have named is left over.
+    await this.hook.remotes.sweep(new Set([...this.table.records.keys(), ...(await this.creations.pendingIds())]))
   }
 
   /** Starts or checks the root session of every project in root_agents; `rootOf` finds a project by repo id. */

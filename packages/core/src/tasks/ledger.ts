@@ -1,26 +1,7 @@
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import type { Logger } from 'pino'
 import { readIfExists, writeFileAtomic } from '../infra/durable.js'
 import { SerialQueue } from '../serial.js'
-import { groupAlive, stopGroup } from './process-group.js'
-
-const run = promisify(execFile)
-
-interface Entry {
-  pgid: number
-  command: string
-}
-
-/** Whether `pgid` still leads a process running `command` (and not a stranger that reused the pid). */
-async function stillOurs({ pgid, command }: Entry): Promise<boolean> {
-  if (!(await groupAlive(pgid))) return false
-  const args = await run('ps', ['-o', 'args=', '-p', String(pgid)]).then(
-    ({ stdout }) => stdout.trim(),
-    () => '',
-  )
-  return args.includes(command)
-}
+import { stillLeads, stopGroup, type LedGroup } from '../infra/process-group.js'
 
 /**
  * The process groups of running watch commands, kept in a file beside tasks.json: a
@@ -47,7 +28,7 @@ export class WatchLedger {
   }
 
   private save(): Promise<void> {
-    const entries: Entry[] = [...this.groups].map(([pgid, command]) => ({ pgid, command }))
+    const entries: LedGroup[] = [...this.groups].map(([pgid, command]) => ({ pgid, command }))
     return this.writes
       .run(() => writeFileAtomic(this.path, `${JSON.stringify(entries)}\n`))
       .catch((error: Error) => this.log.warn({ err: error }, 'cannot record watch process groups'))
@@ -55,14 +36,14 @@ export class WatchLedger {
 
   /** Stops every listed group a previous daemon left running. */
   async reap(): Promise<void> {
-    let entries: Entry[] = []
+    let entries: LedGroup[] = []
     try {
-      entries = JSON.parse((await readIfExists(this.path)) ?? '[]') as Entry[]
+      entries = JSON.parse((await readIfExists(this.path)) ?? '[]') as LedGroup[]
     } catch (error) {
       this.log.warn({ err: error, file: this.path }, 'unreadable watch ledger ignored')
     }
     for (const entry of entries) {
-      if (!(await stillOurs(entry))) continue
+      if (!(await stillLeads(entry))) continue
       this.log.warn(entry, 'stopping a watch command left by a previous daemon')
       await stopGroup(entry.pgid).catch((error: Error) => this.log.error({ err: error, ...entry }, 'could not stop it'))
     }

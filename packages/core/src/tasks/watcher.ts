@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { WatchLedger } from './ledger.js'
-import { spawnGroup, stopGroup } from './process-group.js'
+import { spawnGroup, stopGroup } from '../infra/process-group.js'
 
 /** What every watch command runs with. */
 export interface WatchRuntime {

@@ -52,3 +52,19 @@ export async function stopGroup(pgid: number, graceMs = 2000): Promise<void> {
   signalGroup(pgid, 'SIGKILL')
   if (!(await gone(pgid, 5000))) throw new Error(`process group ${pgid} survived SIGKILL`)
 }
+
+/** A process group as a journal keeps it across a daemon's death: its id, and what its leader runs. */
+export interface LedGroup {
+  pgid: number
+  command: string
+}
+
+/** Whether `pgid` still leads a process running `command` (and not a stranger that reused the pid). */
+export async function stillLeads({ pgid, command }: LedGroup): Promise<boolean> {
+  if (!(await groupAlive(pgid))) return false
+  const args = await run('ps', ['-o', 'args=', '-p', String(pgid)]).then(
+    ({ stdout }) => stdout.trim(),
+    () => '',
+  )
+  return args.includes(command)
+}
