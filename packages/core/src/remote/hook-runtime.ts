@@ -10,6 +10,7 @@ import { hostOf } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
 import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers } from './hook-servers.js'
+import { HookTeardown } from './teardown.js'
 import type { Req } from '../wire.js'
 
 
@@ -26,12 +27,15 @@ function notYet(what: string): Promise<never> {
 export class HookRuntime implements Runtime {
   /** Each session's remote as the home reaches it: restored at start, closed at stop, the relays' links. */
   readonly remotes: HookRemotes
-  /** The agent servers the sessions run on, started (a create) and torn down through the hooks. */
+  /** The agent servers the sessions run on, started (a create) through the hooks. */
   readonly servers: HookServers
+  /** How their remotes go, once their work is on origin. */
+  private readonly teardown: HookTeardown
 
   constructor(private readonly options: HookOptions) {
     this.remotes = new HookRemotes(options)
     this.servers = new HookServers(options, this.remotes)
+    this.teardown = new HookTeardown(options, this.remotes, this.servers)
   }
 
   /**
@@ -46,7 +50,7 @@ export class HookRuntime implements Runtime {
       if (stateOf(record) !== 'archived') {
         // Refused now, while the config is not trusted, before anything is stopped.
         const settings = await resolver.runnable(record.repo_path)
-        await this.servers.retire(record, { settings, end: 'removed', forceReap: request.force_reap === true, discard: request.discard === true })
+        await this.teardown.retire(record, { settings, end: 'removed', forceReap: request.force_reap === true, discard: request.discard === true })
       }
       await tokens.remove(record.id)
       this.remotes.drop(record.id)
@@ -67,7 +71,7 @@ export class HookRuntime implements Runtime {
     return archiveAlone(this.options.table, ref, (record) => this.options.targetedBy(record), async (record) => {
       // Refused while the repository's config is not trusted, before anything is stopped.
       const settings = await this.options.resolver.runnable(record.repo_path)
-      await this.servers.retire(record, { settings, end: 'archived', forceReap: false, discard: false })
+      await this.teardown.retire(record, { settings, end: 'archived', forceReap: false, discard: false })
       const ref = archivedRef(record) as string
       return { ok: true, archived_path: ref, archived_ref: ref }
     })
@@ -95,7 +99,7 @@ export class HookRuntime implements Runtime {
       refuseRestoring(record, request.force_reap)
       if (stateOf(record) !== 'archived') {
         const settings = await this.options.resolver.runnable(record.repo_path)
-        await this.servers.retire(record, { settings, end: 'replaced', forceReap: request.force_reap === true, discard: false })
+        await this.teardown.retire(record, { settings, end: 'replaced', forceReap: request.force_reap === true, discard: false })
       }
       await this.servers.relaunch(record)
     })

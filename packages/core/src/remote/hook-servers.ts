@@ -7,11 +7,10 @@ import { git, type Repository } from '../infra/git.js'
 import { isLoopbackHost } from '../net.js'
 import type { HookIntent, HookStep } from '../sessions/reconcile.js'
 import { stillLeads, stopGroup } from '../infra/process-group.js'
-import { remotePathOf, setState, stateOf, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
-import { committed } from '../sessions/table.js'
+import { setState, stateOf, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { allocateTitle } from '../sessions/titles.js'
 import { currentCheckout } from '../sessions/worktree.js'
-import { isUnreachable, parseEndpoint, redact, remoteClient, type Endpoint } from './endpoint.js'
+import { parseEndpoint, redact, type Endpoint } from './endpoint.js'
 import { hookArgv, runHook, type HookRun } from './hook-command.js'
 import type { HookOptions } from './hook-options.js'
 import { hostOfPlace, placeOf, type HookRemotes } from './hook-remotes.js'
@@ -55,19 +54,6 @@ function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string |
   return new Refused(redact(`could not ${what} hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
 }
 
-/** A remote's push that did not happen: said, and whether the remote answered at all. */
-class PushFailed extends Error {
-  constructor(
-    message: string,
-    readonly unreachable: boolean,
-  ) {
-    super(message)
-  }
-}
-
-/** How long a remote's snapshot and push may take: a large first push over a slow link. */
-const PUSH_TIMEOUT_MS = 10 * 60_000
-
 /** The origin URL hook sessions clone, as the home repository has it, without credentials. */
 async function originOf(root: string, env: NodeJS.ProcessEnv): Promise<string> {
   const url = await git(root, ['remote', 'get-url', 'origin'], env).catch((error: Error) => {
@@ -94,8 +80,8 @@ interface LaunchPlan {
 
 /**
  * The agent servers hook sessions run on: started for a create or a restore through the
- * repository's launch_cmd (or provision_cmd and ssh), the session created there; undone
- * or torn down (after the remote pushed the session's branch) through delete_cmd.
+ * repository's launch_cmd (or provision_cmd and ssh), the session created there; a
+ * failed or interrupted start undone through delete_cmd (teardown.ts tears down the rest).
  */
 export class HookServers {
   constructor(
@@ -376,156 +362,4 @@ export class HookServers {
       return (error as Error).message
     }
   }
-
-  /** The remote's snapshot and push of the session's branch, failures said (the token never in them). */
-  private async push(record: SessionRecord, unsavedOnly: boolean): Promise<ArchivedPush> {
-    const { token } = this.remotes.clientOf(record)
-    const { endpoint } = placeOf(record)
-    try {
-      const { origin, head, snapshot } = await remoteClient({ url: endpoint, token }, PUSH_TIMEOUT_MS).agentServer.push(record.branch, unsavedOnly)
-      return { origin: withoutCredentials(origin), head, ...(snapshot ? { snapshot } : {}) }
-    } catch (error) {
-      const why = redact((error as Error).message, token)
-      const host = hostOfPlace(placeOf(record))
-      if (isUnreachable(error)) throw new PushFailed(`its remote at ${host} does not answer (${why})`, true)
-      throw new PushFailed(`the remote at ${host} could not push: ${why}`, false)
-    }
-  }
-
-  /**
-   * The agent stopped on its remote (archived there, so that a failed push can start it
-   * again), then the workspace pushed by the agent server: what it pushed, or undefined
-   * when the agent server does not answer. A push the remote could not make starts the
-   * agent again and refuses, nothing torn down.
-   */
-  private async stopAndPush(record: SessionRecord, { end }: Retire): Promise<ArchivedPush | undefined> {
-    if (!this.remotes.hasToken(record.id)) return undefined
-    const { remote_id: id } = placeOf(record)
-    let stopped = true
-    try {
-      await this.remotes.call(record, 'ArchiveSession', { id })
-    } catch (error) {
-      if (isUnreachable(error)) return undefined
-      // One its remote has lost, or stopped already, is only pushed.
-      if (!(error instanceof DaemonError && /no session with id|already archived/.test(error.message))) {
-        throw retireRefusal(record, end, `its remote would not stop the agent (${(error as Error).message}); it still runs there and nothing was torn down`)
-      }
-      stopped = false
-    }
-    try {
-      // A kill keeps no archive: a session that did no work leaves no branch on origin.
-      return await this.push(record, end === 'removed')
-    } catch (error) {
-      if (error instanceof PushFailed && error.unreachable) return undefined
-      const restarted = stopped
-        ? await this.remotes.call(record, 'RestoreArchived', { id }).then(
-            () => 'its agent was started there again',
-            (restart: Error) => `its agent could not be started there again (${restart.message}): restore it`,
-          )
-        : 'its agent was not running'
-      throw retireRefusal(record, end, `${(error as Error).message}; ${restarted}, its work kept there and nothing torn down`)
-    }
-  }
-
-  /**
-   * The remote goes once its work is on origin (the agent server's push; for a
-   * provisioned host whose agent server does not answer, plain git there over ssh): the
-   * remote session killed, the host released, delete_cmd run, the token removed. The
-   * record then ends as `how.end` says. Work that cannot be put on origin is not deleted:
-   * the host keeps the workspace and the session is lost, its place named, until a kill
-   * with `discard`. A remote nobody can reach is torn down only with `force_reap` (its
-   * host is gone). An archive needs its agent server to answer.
-   */
-  async retire(record: SessionRecord, how: Retire): Promise<ArchivedPush | undefined> {
-    const { settings, end, forceReap, discard } = how
-    const place = placeOf(record)
-    const pushed = discard ? undefined : await this.stopAndPush(record, how)
-    if (!pushed && !discard && (end === 'archived' || (!place.ssh && !forceReap))) {
-      const host = hostOfPlace(place)
-      const why = end === 'archived'
-        ? `its remote at ${host} does not answer, so it cannot stop its agent and push its work; it still runs there and nothing was torn down`
-        : `its remote at ${host} does not answer, so its work cannot be pushed before its remote is ${end === 'removed' ? 'removed' : 'replaced'}; nothing was torn down: retry once it answers, pass force_reap if its host is gone (what it did not push is then lost), or discard it`
-      throw retireRefusal(record, end, why)
-    }
-    const { table, tokens, log } = this.options
-    const before = stateOf(record)
-    table.transition(record, 'deleting')
-    if (place.remote_id) {
-      await this.remotes.call(record, 'KillSession', { id: place.remote_id }).catch((error: Error) => {
-        log.warn({ session: record.title, err: error }, 'could not kill the remote session; delete_cmd tears its remote down')
-      })
-    }
-    this.remotes.unwatch(record.id)
-    const released = await this.remotes.releaseHost(record, { discard, force: forceReap })
-    if ('unreachable' in released && !forceReap) {
-      table.transition(record, before ?? 'lost')
-      throw retireRefusal(record, end, `${released.unreachable}, so its work cannot be put on origin; nothing was torn down: retry once it answers, pass force_reap if the host is gone (what it did not push is then lost), or discard it`)
-    }
-    if ('kept' in released) await this.keep(record, released.kept, end)
-    const failure = await this.runDelete(settings, record.repo_path, place.slug)
-    await tokens.remove(record.id)
-    this.remotes.drop(record.id)
-    place.endpoint = ''
-    place.remote_id = ''
-    delete place.unreachable
-    delete place.idle_reason
-    delete place.kept
-    if (end === 'removed') {
-      if (failure) {
-        table.transition(record, 'dead')
-        await table.save(record)
-        throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again with force_reap to retry`))
-      }
-      return pushed
-    }
-    if (pushed) place.archived = pushed
-    table.transition(record, 'archived')
-    await table.save(record)
-    if (failure) {
-      throw committed(
-        `hook session ${quote(record.title)} was ${end === 'archived' ? 'archived' : 'torn down'}`,
-        new Error(`${failure}; its remote may still run: run delete_cmd --name ${place.slug} once it can`),
-      )
-    }
-    return pushed
-  }
-
-  /**
-   * The host keeps the workspace, whose work could not reach origin: its agent server is
-   * stopped (by the stop script) and its token goes, the host and path stay named in the
-   * record, now lost; only a kill with `discard` removes it. Always throws, saying so.
-   */
-  private async keep(record: SessionRecord, why: string, end: Retire['end']): Promise<never> {
-    const { table, tokens } = this.options
-    const place = placeOf(record)
-    await tokens.remove(record.id)
-    this.remotes.drop(record.id)
-    place.endpoint = ''
-    place.remote_id = ''
-    place.kept = why
-    delete place.unreachable
-    table.transition(record, 'lost')
-    await table.save(record)
-    const where = remotePathOf(record) ?? `the host of ${quote(record.title)}`
-    throw committed(
-      `its agent was stopped`,
-      retireRefusal(record, end, `${why}; its work stays at ${where}, the session lost: restore it, or kill it with discard to delete that work`),
-    )
-  }
-}
-
-/** How a remote's teardown ends for its record. */
-export interface Retire {
-  settings: Settings
-  /** The record kept as archived; gone (a kill); or replaced by a relaunch (a restore). */
-  end: 'archived' | 'removed' | 'replaced'
-  /** The host is gone: a remote nobody reaches is torn down with what it did not push. */
-  forceReap: boolean
-  /** Remove the workspace whatever it holds (`kill --discard`). */
-  discard: boolean
-}
-
-function retireRefusal(record: SessionRecord, end: Retire['end'], why: string): Refused {
-  const verb = end === 'archived' ? 'archive' : end === 'removed' ? 'kill' : 'restore'
-  return new Refused(`could not ${verb} hook session ${quote(record.title)}: ${why}`)
 }
