@@ -66,4 +66,28 @@ describe(`the journal of hook steps, agent servers ${placeLabel()}`, () => {
     expect(entries(join(world.daemon.home, 'creating'))).toEqual([])
     expect(await world.daemon.client.call('KillSession', { id })).toEqual({ ok: true })
   })
+
+  it('finishes at the next start a kill and an archive the daemon died in while delete_cmd ran', async () => {
+    const ids: Record<string, string> = {}
+    for (const title of ['lag-kill', 'lag-archive']) {
+      const reply = await world.daemon.post('/v1/CreateSession', { repo_path: world.repo, title, backend: 'hook' })
+      expect(reply.status, reply.text).toBe(200)
+      ids[title] = reply.json.data.instance.id
+      await waitForSession(world.daemon, title, (row) => row.liveness_name === 'ready')
+    }
+    const deleted = (slug: string) => waitFor(() => hookCalls(world.state).some((call) => call.hook === 'delete' && call.argv.includes(slug)) || undefined)
+    void world.daemon.post('/v1/KillSession', { id: ids['lag-kill'] }).catch(() => {})
+    await deleted('lag-kill')
+    await restart()
+    expect((await world.daemon.client.call('Snapshot', {})).instances.map((row) => row.title)).not.toContain('lag-kill')
+
+    void world.daemon.post('/v1/ArchiveSession', { id: ids['lag-archive'] }).catch(() => {})
+    await deleted('lag-archive')
+    await restart()
+    expect(await session(world.daemon, 'lag-archive')).toMatchObject({ liveness_name: 'archived', archived_ref: `${world.origin}#agent/lag-archive` })
+    expect(entries(tokens())).toEqual([])
+    expect(entries(join(world.daemon.home, 'creating'))).toEqual([])
+    await waitFor(() => !remoteDirs(world.state).some((slug) => slug.startsWith('lag')) || undefined, 15_000)
+    expect(await world.daemon.client.call('KillSession', { id: ids['lag-archive'] })).toEqual({ ok: true })
+  })
 })

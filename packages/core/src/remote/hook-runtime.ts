@@ -12,6 +12,7 @@ import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers } from './hook-servers.js'
 import { HookTeardown } from './teardown.js'
 import type { Req } from '../wire.js'
+import type { HookIntent } from '../sessions/reconcile.js'
 
 
 function notYet(what: string): Promise<never> {
@@ -45,17 +46,15 @@ export class HookRuntime implements Runtime {
    * `force_reap`. An archived session has no remote left: only its record goes.
    */
   kill(request: Req<'KillSessionRequest'>): Promise<void> {
-    const { table, tokens, resolver } = this.options
+    const { table, resolver } = this.options
     return table.operate(request, async (record) => {
       if (stateOf(record) !== 'archived') {
         // Refused now, while the config is not trusted, before anything is stopped.
         const settings = await resolver.runnable(record.repo_path)
         await this.teardown.retire(record, { settings, end: 'removed', forceReap: request.force_reap === true, discard: request.discard === true })
+      } else {
+        await this.teardown.removeRecord(record)
       }
-      await tokens.remove(record.id)
-      this.remotes.drop(record.id)
-      await table.remove(record)
-      table.emit(record.id, 'removed')
     })
   }
 
@@ -75,6 +74,11 @@ export class HookRuntime implements Runtime {
       const ref = archivedRef(record) as string
       return { ok: true, archived_path: ref, archived_ref: ref }
     })
+  }
+
+  /** At start: an interrupted create or restore undone, or an interrupted teardown finished, from its intent. */
+  settle(intent: HookIntent): Promise<string | undefined> {
+    return intent.hook.teardown ? this.teardown.finish(intent) : this.servers.undoLaunch(intent)
   }
 
   /** RestoreArchived: a new remote for the session, on the branch its archive pushed. */

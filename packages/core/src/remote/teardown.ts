@@ -8,6 +8,7 @@ import type { HookOptions } from './hook-options.js'
 import { hostOfPlace, placeOf, type HookRemotes } from './hook-remotes.js'
 import type { HookServers } from './hook-servers.js'
 import { withoutCredentials } from './origin-url.js'
+import type { HookIntent } from '../sessions/reconcile.js'
 
 /** A remote's push that did not happen: said, and whether the remote answered at all. */
 class PushFailed extends Error {
@@ -93,7 +94,7 @@ export class HookTeardown {
    * host is gone). An archive needs its agent server to answer.
    */
   async retire(record: SessionRecord, how: Retire): Promise<ArchivedPush | undefined> {
-    const { settings, end, forceReap, discard } = how
+    const { end, forceReap, discard } = how
     const place = placeOf(record)
     const pushed = discard ? undefined : await this.stopAndPush(record, how)
     if (!pushed && !discard && (end === 'archived' || (!place.ssh && !forceReap))) {
@@ -103,7 +104,45 @@ export class HookTeardown {
         : `its remote at ${host} does not answer, so its work cannot be pushed before its remote is ${end === 'removed' ? 'removed' : 'replaced'}; nothing was torn down: retry once it answers, pass force_reap if its host is gone (what it did not push is then lost), or discard it`
       throw retireRefusal(record, end, why)
     }
+    // Before anything is torn down: a daemon that dies from here on finishes it at its next start.
+    await this.options.creations.begin(teardownIntent(record, how, pushed))
+    try {
+      return await this.tearDown(record, pushed, how)
+    } finally {
+      await this.options.creations.end(record.id)
+    }
+  }
+
+  /**
+   * At start: a teardown the daemon died in, finished from its intent (its push was made
+   * before the intent was written). One that ended before the daemon died is left be.
+   */
+  async finish(intent: HookIntent): Promise<undefined> {
+    const { table, resolver, log } = this.options
+    const record = table.records.get(intent.id)
+    const step = intent.hook.teardown
+    if (!step || !record || stateOf(record) === 'archived') return undefined
+    // Refused while the config is not trusted: the intent stays for the next start.
+    const settings = await resolver.runnable(record.repo_path)
+    await this.tearDown(record, step.pushed, { settings, end: step.end, forceReap: step.force_reap, discard: step.discard }).catch((error: Error) => {
+      log.warn({ err: error, session: record.title }, 'an interrupted teardown of a hook session ended short')
+    })
+    return undefined
+  }
+
+  /** The record of a session whose remote is gone, removed (a kill's last step). */
+  async removeRecord(record: SessionRecord): Promise<void> {
+    const { table, tokens } = this.options
+    await tokens.remove(record.id)
+    this.remotes.drop(record.id)
+    await table.remove(record)
+    table.emit(record.id, 'removed')
+  }
+
+  /** The teardown proper, once the work is on origin (or need not be): see retire. */
+  private async tearDown(record: SessionRecord, pushed: ArchivedPush | undefined, { settings, end, forceReap, discard }: Retire): Promise<ArchivedPush | undefined> {
     const { table, tokens, log } = this.options
+    const place = placeOf(record)
     const before = stateOf(record)
     table.transition(record, 'deleting')
     if (place.remote_id) {
@@ -132,6 +171,7 @@ export class HookTeardown {
         await table.save(record)
         throw committed(`the remote session of ${quote(record.title)} was stopped and the session marked dead`, new Error(`${failure}; kill it again with force_reap to retry`))
       }
+      await this.removeRecord(record)
       return pushed
     }
     if (pushed) place.archived = pushed
@@ -179,6 +219,12 @@ export interface Retire {
   forceReap: boolean
   /** Remove the workspace whatever it holds (`kill --discard`). */
   discard: boolean
+}
+
+/** What finishing a teardown after a crash needs, journaled before it starts. */
+function teardownIntent(record: SessionRecord, { end, forceReap, discard }: Retire, pushed: ArchivedPush | undefined): HookIntent {
+  const teardown = { end, discard, force_reap: forceReap, ...(pushed ? { pushed } : {}) }
+  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug, branch: record.branch, teardown } }
 }
 
 function retireRefusal(record: SessionRecord, end: Retire['end'], why: string): Refused {

@@ -47,6 +47,8 @@ export interface HookStep {
   ssh?: SshPlace
   /** A restore's: the record stays and, undone, is archived again with what its archive pushed. */
   restore?: { archived?: ArchivedPush }
+  /** A teardown's (kill, archive, a restore's old remote), its push made: finished, never undone. */
+  teardown?: { end: 'archived' | 'removed' | 'replaced'; pushed?: ArchivedPush; discard: boolean; force_reap: boolean }
 }
 
 /** The pieces committed records use: an intent never undoes one of them. */
@@ -69,7 +71,7 @@ function inUse(records: Iterable<SessionRecord>): InUse {
 
 export type HookIntent = CreationIntent & { hook: HookStep }
 
-/** Undoes what a hook create's launch_cmd may have started; what went wrong, or undefined when it is gone. */
+/** Undoes what a hook create or restore may have started, or finishes a teardown; what went wrong, or undefined when it is settled. */
 export type HookUndo = (intent: HookIntent) => Promise<string | undefined>
 
 /** `creating/<id>.json` under SERVICE_HOME: one intent per CreateSession (or hook restore) in flight. */
@@ -128,7 +130,7 @@ export class CreationJournal {
     for (const intent of await this.pending()) {
       const record = records.get(intent.id)
       // A committed create, or a restore that finished: nothing to undo.
-      if (record && !(intent.hook?.restore && stateOf(record) === 'loading')) {
+      if (record && !intent.hook?.teardown && !(intent.hook?.restore && stateOf(record) === 'loading')) {
         await this.end(intent.id)
         continue
       }
@@ -136,7 +138,11 @@ export class CreationJournal {
         await this.undo(intent, records.values(), env)
         this.log.warn(
           { session: intent.title, repo: intent.repo_path, worktree: intent.worktree?.path, slug: intent.hook?.slug },
-          intent.hook?.restore ? 'undid an interrupted restore of a hook session' : 'removed what an interrupted CreateSession left behind',
+          intent.hook?.teardown
+            ? 'finished an interrupted teardown of a hook session'
+            : intent.hook?.restore
+              ? 'undid an interrupted restore of a hook session'
+              : 'removed what an interrupted CreateSession left behind',
         )
       } catch (error) {
         this.log.error({ err: error, session: intent.title }, 'could not remove what an interrupted CreateSession left behind')

@@ -89,7 +89,7 @@ export class Sessions {
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
     const screens = new AgentScreens(this.tmux, options.log, (record) => gatePolicy(options.resolver, record.repo_path), composerWaitMs(options.env))
-    const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.servers.undoLaunch(intent))
+    const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.settle(intent))
     this.creations = creations
     this.hook = new HookRuntime({
       creations,
