@@ -2,63 +2,56 @@ import { readdir } from 'node:fs/promises'
 import { DaemonError, quote, UnreachableError, type Client, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
 import { Refused } from '../errors.js'
 import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
-import { hostOf, isUnreachable, redact, remoteClient, type Endpoint } from './endpoint.js'
+import { isUnreachable, redact, remoteClient, type Endpoint } from './endpoint.js'
 import { EventRelay, type RelayedKind } from './event-relay.js'
 import type { HookOptions } from './hook-options.js'
 import type { RemoteLink } from './link.js'
 import { mirror } from './mirror.js'
-import type { ProvisionedHost } from './ssh-host.js'
-import type { SshPlace } from '../sessions/record.js'
-import { SshLinks, type Release, type Released } from './ssh-links.js'
-import type { StartScript } from './remote-scripts.js'
+import type { Providers } from './provider.js'
+import type { SshListener } from './ssh-links.js'
 
 /** The remote's place of a hook record (set on every hook record). */
 export function placeOf(record: SessionRecord): NonNullable<SessionRecord['remote']> {
   return record.remote as NonNullable<SessionRecord['remote']>
 }
 
-/** The host a hook session runs on, as messages name it: the provisioned host, else its endpoint's. */
-export function hostOfPlace(place: NonNullable<SessionRecord['remote']>): string {
-  return place.ssh?.host ?? hostOf(place.endpoint)
-}
-
 /**
  * Each hook session's remote as the home reaches it: its client and token, its event
  * feed relayed into the record (and the record marked unreachable while it does not
- * answer), and, for a provisioned host, its ssh master and forward, watched.
+ * answer); its provider reaches it again after a restart, and says when it is reachable.
  */
-export class HookRemotes {
+export class HookRemotes implements SshListener {
   /** Each hook session's client and token, from its token file (read at start) or launch_cmd. */
   private readonly clients = new Map<string, { client: Client; token: string }>()
   /**
-   * Provisioned sessions' tokens read at start, held until their ssh forward is up again:
-   * until then the loopback port the record names may be anyone's, so nothing is sent there.
+   * Tokens read at start, held until the provider reports the remote reachable (a
+   * reopened ssh forward): until then the loopback port the record names may be anyone's,
+   * so nothing is sent there.
    */
   private readonly held = new Map<string, string>()
   /** The remotes' event feeds, relayed into the home's rows and feed. */
   private readonly relay: EventRelay
-  /** Provisioned sessions' ssh masters and forwards, watched. */
-  private readonly ssh: SshLinks
 
-  constructor(private readonly options: Pick<HookOptions, 'table' | 'config' | 'sshDir' | 'sshTimings' | 'tokens' | 'log' | 'hookEnv' | 'timeoutMs'>) {
+  constructor(
+    private readonly options: Pick<HookOptions, 'table' | 'tokens' | 'log'>,
+    private readonly providers: Providers,
+  ) {
     this.relay = new EventRelay({
       onSession: (homeId, row, kind) => this.relayed(homeId, row, kind),
       onReachability: (endpoint, reachable) => this.reachability(endpoint, reachable),
     })
-    this.ssh = new SshLinks({
-      dir: options.sshDir,
-      runner: { command: () => options.config.get('remote_ssh_command'), env: () => options.hookEnv(), timeoutMs: options.timeoutMs },
-      log: options.log,
-      timings: options.sshTimings,
-      listener: { down: (id) => this.sshDown(id), up: (id, endpoint) => this.sshUp(id, endpoint) },
-    })
   }
 
+  /** The host a hook session runs on, as messages name it (its provider says). */
+  hostOf(record: SessionRecord): string {
+    const place = placeOf(record)
+    return this.providers[place.via].describe(place)
+  }
 
   clientOf(record: SessionRecord): { client: Client; token: string } {
     if (stateOf(record) === 'archived') throw new Refused(`hook session ${quote(record.title)} is archived; restore it with RestoreArchived first`)
     const entry = this.clients.get(record.id)
-    if (!entry && this.held.has(record.id)) throw new UnreachableError(`the ssh forward to its host ${hostOfPlace(placeOf(record))} is not up yet`, undefined)
+    if (!entry && this.held.has(record.id)) throw new UnreachableError(`its remote at ${this.hostOf(record)} is not reachable yet since the restart`, undefined)
     if (!entry) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
     return entry
   }
@@ -86,18 +79,16 @@ export class HookRemotes {
       // stopped; a loading one's restore was interrupted, and its journal undoes it.
       if (['archived', 'loading'].includes(stateOf(record) ?? '') || placeOf(record).kept !== undefined) continue
       const token = await this.options.tokens.read(record.id)
-      const { ssh, slug, endpoint } = placeOf(record)
+      const waits = this.providers[placeOf(record).via].reach(record)
       if (token === undefined) this.options.log.warn({ session: record.title }, 'hook session has no token file; kill it with force_reap')
-      else if (ssh) this.held.set(record.id, token)
+      else if (waits) this.held.set(record.id, token)
       else this.adopt(record, token)
-      // Its master and forward were ended with the daemon: reopened (the known_hosts file kept), then its token is used.
-      if (ssh) this.ssh.resume(record.id, slug, ssh, endpoint)
     }
   }
 
   async close(): Promise<void> {
     this.relay.close()
-    await this.ssh.close()
+    for (const provider of Object.values(this.providers)) await provider.close?.()
   }
 
   /** The link the event and stream relays reach the session by. */
@@ -141,7 +132,7 @@ export class HookRemotes {
     try {
       return await this.call(record, name, body)
     } catch (error) {
-      const host = hostOfPlace(placeOf(record))
+      const host = this.hostOf(record)
       if (isUnreachable(error)) {
         throw new Refused(`the remote of hook session ${quote(record.title)} at ${host} does not answer (${(error as Error).message}); its last-known state is kept and it is retried`)
       }
@@ -180,18 +171,18 @@ export class HookRemotes {
     if (before === 'running' && stateOf(record) === 'ready') table.emit(record.id, 'settled')
   }
 
-  /** A provisioned session's ssh master dropped: its remote is unreachable until it is reopened. */
-  private sshDown(id: string): void {
+  /** Its provider lost the way to the remote (a dropped ssh master): unreachable until it is back. */
+  down(id: string): void {
     const record = this.options.table.records.get(id)
     if (record) void this.unreachable(record).catch((error: Error) => this.options.log.warn({ err: error }, 'could not mark a remote unreachable'))
   }
 
   /**
-   * A provisioned session's master is open again and forwards `endpoint` (its local port
-   * may have changed): the record, the client and the event feed use it, the feed
-   * reconnecting at once rather than at its backoff's next try.
+   * Its provider reaches the remote again at `endpoint` (a reopened master's forward,
+   * whose local port may have changed): the record, the client and the event feed use
+   * it, the feed reconnecting at once rather than at its backoff's next try.
    */
-  private sshUp(id: string, endpoint: string): void {
+  up(id: string, endpoint: string): void {
     const record = this.options.table.records.get(id)
     const token = this.clients.get(id)?.token ?? this.held.get(id)
     if (!record || token === undefined) return
@@ -228,46 +219,13 @@ export class HookRemotes {
     this.relay.unwatch(id)
   }
 
-  /** Starts an agent server on the host provision_cmd made, over ssh: the forward's endpoint; the record keeps the host. */
-  async provision(record: SessionRecord, host: ProvisionedHost, start: StartScript): Promise<Endpoint> {
-    const provisioned = await this.ssh.provision(record.id, host, start)
-    placeOf(record).ssh = provisioned.place
-    return provisioned.endpoint
-  }
-
   /**
-   * A provisioned host's agent server, master and ssh directory, which svc made: gone
-   * (its work put on origin first, see stopScript) before delete_cmd takes the host away.
-   * The record keeps the host while the host keeps work or did not answer.
-   */
-  async releaseHost(record: SessionRecord, how: Omit<Release, 'branch'>): Promise<Released> {
-    const place = placeOf(record)
-    if (!place.ssh) return { removed: true }
-    const released = await this.ssh.release(record.id, place.slug, place.ssh, { ...how, branch: record.branch })
-    if ('removed' in released || ('unreachable' in released && how.force)) delete place.ssh
-    return released
-  }
-
-  /**
-   * A host a start reached before the daemon died (its journaled intent names it, no
-   * record does): released as a record's would be, its work pushed first when it can be.
-   */
-  async releaseUnrecorded(id: string, slug: string, place: SshPlace, branch: string): Promise<void> {
-    const released = await this.ssh.release(id, slug, place, { branch, discard: false, force: true })
-    if ('kept' in released) this.options.log.warn({ host: place.host, slug, why: released.kept }, 'an interrupted start left its workspace on the host')
-  }
-
-  /**
-   * At start, once interrupted steps are settled: ssh directories (their masters ended)
-   * and token files that neither a record nor a pending intent names are removed.
+   * At start, once interrupted steps are settled: token files, and what each provider
+   * keeps per session (ssh directories), that neither a record nor a pending intent names.
    */
   async sweep(named: ReadonlySet<string>): Promise<void> {
-    const stray = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).filter((id) => !named.has(id))
-    for (const id of await stray(this.options.sshDir)) {
-      this.options.log.warn({ id }, 'removing an ssh directory no session names')
-      await this.ssh.forget(id)
-    }
-    for (const id of await stray(this.options.tokens.dir)) {
+    for (const provider of Object.values(this.providers)) await provider.sweep?.(named)
+    for (const id of (await readdir(this.options.tokens.dir).catch(() => [] as string[])).filter((each) => !named.has(each))) {
       this.options.log.warn({ id }, 'removing a token file no session names')
       await this.options.tokens.remove(id)
     }

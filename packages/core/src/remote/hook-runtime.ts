@@ -9,7 +9,13 @@ import { tabKindOf } from '../sessions/tabs.js'
 import { hostOf } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
 import { HookRemotes, placeOf } from './hook-remotes.js'
-import { HookServers } from './hook-servers.js'
+import { HookServers, type HookCreate } from './hook-servers.js'
+import { HookScripts } from './hook-scripts.js'
+import { LaunchProvider } from './launch-provider.js'
+import type { RemoteLink } from './link.js'
+import type { Providers } from './provider.js'
+import { ProvisionProvider } from './provision-provider.js'
+import { SshLinks } from './ssh-links.js'
 import { HookTeardown } from './teardown.js'
 import type { Req } from '../wire.js'
 import type { HookIntent } from '../sessions/reconcile.js'
@@ -27,20 +33,57 @@ function notYet(what: string): Promise<never> {
  */
 export class HookRuntime implements Runtime {
   /** Each session's remote as the home reaches it: restored at start, closed at stop, the relays' links. */
-  readonly remotes: HookRemotes
-  /** The agent servers the sessions run on, started (a create) through the hooks. */
-  readonly servers: HookServers
+  private readonly remotes: HookRemotes
+  /** The agent servers the sessions run on, started (a create, a restore) by their provider. */
+  private readonly servers: HookServers
   /** How their remotes go, once their work is on origin. */
   private readonly teardown: HookTeardown
 
   constructor(private readonly options: HookOptions) {
-    this.remotes = new HookRemotes(options)
-    this.servers = new HookServers(options, this.remotes)
-    this.teardown = new HookTeardown(options, this.remotes, this.servers)
+    const scripts = new HookScripts(options)
+    const ssh = new SshLinks({
+      dir: options.sshDir,
+      runner: { command: () => options.config.get('remote_ssh_command'), env: () => options.hookEnv(), timeoutMs: options.timeoutMs },
+      log: options.log,
+      timings: options.sshTimings,
+      listener: { down: (id) => this.remotes.down(id), up: (id, endpoint) => this.remotes.up(id, endpoint) },
+    })
+    // One per backend that runs sessions elsewhere; `via` in a record names its own.
+    const providers: Providers = {
+      launch: new LaunchProvider(scripts, options.config),
+      provision: new ProvisionProvider(scripts, options.config, ssh, options.log),
+    }
+    this.remotes = new HookRemotes(options, providers)
+    this.servers = new HookServers(options, this.remotes, scripts, providers)
+    this.teardown = new HookTeardown(options, this.remotes, scripts, providers)
+  }
+
+  /** CreateSession with `backend: "hook"` (see HookServers.create). */
+  create(create: HookCreate): Promise<SessionRecord> {
+    return this.servers.create(create)
+  }
+
+  /** At start: the hook sessions as saved, each reached again by its provider. */
+  restore(records: SessionRecord[]): Promise<void> {
+    return this.remotes.restore(records)
+  }
+
+  /** At start, once interrupted steps are settled: what no session or pending intent names goes. */
+  sweep(named: ReadonlySet<string>): Promise<void> {
+    return this.remotes.sweep(named)
+  }
+
+  close(): Promise<void> {
+    return this.remotes.close()
+  }
+
+  /** The link the stream relay reaches the session by. */
+  linkOf(record: SessionRecord): RemoteLink {
+    return this.remotes.linkOf(record)
   }
 
   /**
-   * KillSession: the remote goes once its work is on origin (see HookServers.retire),
+   * KillSession: the remote goes once its work is on origin (see HookTeardown.retire),
    * then the token and the record. Work that cannot be put on origin keeps the session,
    * lost, until a kill with `discard`; a remote nobody reaches goes only with
    * `force_reap`. An archived session has no remote left: only its record goes.

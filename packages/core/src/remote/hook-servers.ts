@@ -4,21 +4,20 @@ import { commandLineOf } from '../agents/agent.js'
 import type { Settings } from '../config/keys.js'
 import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
-import { isLoopbackHost } from '../net.js'
 import type { HookIntent, HookStep } from '../sessions/reconcile.js'
 import { stillLeads, stopGroup } from '../infra/process-group.js'
 import { setState, stateOf, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { allocateTitle } from '../sessions/titles.js'
 import { currentCheckout } from '../sessions/worktree.js'
-import { parseEndpoint, redact, type Endpoint } from './endpoint.js'
-import { hookArgv, runHook, type HookRun } from './hook-command.js'
+import { redact } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
-import { hostOfPlace, placeOf, type HookRemotes } from './hook-remotes.js'
+import { placeOf, type HookRemotes } from './hook-remotes.js'
+import type { HookScripts } from './hook-scripts.js'
+import type { Providers } from './provider.js'
 import { mirror } from './mirror.js'
 import { withoutCredentials } from './origin-url.js'
 import { resumeBrief } from './resume-brief.js'
 import { slugOf } from './slug.js'
-import { parseProvisionedHost, type ProvisionedHost } from './ssh-host.js'
 import type { Req } from '../wire.js'
 
 
@@ -31,8 +30,6 @@ class LaunchFailed extends Error {
     super(reason)
   }
 }
-
-type HookKey = 'remote_hooks.launch_cmd' | 'remote_hooks.provision_cmd' | 'remote_hooks.delete_cmd'
 
 /** What a hook create needs that the lifecycle already worked out. */
 export interface HookCreate {
@@ -87,6 +84,8 @@ export class HookServers {
   constructor(
     private readonly options: HookOptions,
     private readonly remotes: HookRemotes,
+    private readonly scripts: HookScripts,
+    private readonly providers: Providers,
   ) {}
 
   /**
@@ -165,11 +164,11 @@ export class HookServers {
    * again. What went wrong with delete_cmd, or undefined.
    */
   async undoLaunch(intent: HookIntent): Promise<string | undefined> {
-    const { script, ssh, slug, branch, restore } = intent.hook
+    const { script, slug, restore } = intent.hook
     if (script && (await stillLeads(script))) await stopGroup(script.pgid)
-    if (ssh) await this.remotes.releaseUnrecorded(intent.id, slug, ssh, branch)
+    for (const provider of Object.values(this.providers)) await provider.undo?.(intent)
     const settings = await this.options.resolver.runnable(intent.repo_path)
-    const failure = await this.runDelete(settings, intent.repo_path, slug)
+    const failure = await this.scripts.runDelete(settings, intent.repo_path, slug)
     await this.options.tokens.remove(intent.id)
     if (restore) await this.archivedAgain(intent.id, restore.archived)
     return failure
@@ -209,12 +208,8 @@ export class HookServers {
   private async launch(record: SessionRecord, { origin, branch, base, commandLine, prompt, settings, restore, intent }: LaunchPlan): Promise<void> {
     const { table, tokens } = this.options
     const place = placeOf(record)
-    const root = record.repo_path
     const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(base ? ['--base', base] : []), ...(restore ? ['--restore'] : [])]
-    const endpoint =
-      place.via === 'provision'
-        ? await this.provisioned(record, await this.runHookCommand(settings, 'remote_hooks.provision_cmd', root, args, intent), { origin, branch, base, restore: restore === true }, intent)
-        : this.launched(await this.runHookCommand(settings, 'remote_hooks.launch_cmd', root, args, intent))
+    const endpoint = await this.providers[place.via].start(record, { args, origin, branch, ...(base ? { base } : {}), restore: restore === true, settings, intent })
     if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url
@@ -235,7 +230,7 @@ export class HookServers {
     if (!restore) record.base_sha = row.worktree.base_sha
     await table.save(record, true, restore)
     this.remotes.adopt(record, endpoint.token)
-    this.options.log.info({ session: record.title, host: hostOfPlace(place), slug: place.slug, via: place.via }, restore ? 'hook session restored' : 'hook session created')
+    this.options.log.info({ session: record.title, host: this.remotes.hostOf(record), slug: place.slug, via: place.via }, restore ? 'hook session restored' : 'hook session created')
   }
 
   /**
@@ -276,90 +271,8 @@ export class HookServers {
 
   /** A start that failed after its host was reached: released, what the agent began there pushed first when it can be; its intent no longer names the host. */
   private async releaseFailedStart(record: SessionRecord, intent: HookIntent): Promise<void> {
-    const released = await this.remotes.releaseHost(record, { discard: false, force: true })
+    const released = await this.providers[placeOf(record).via].stop(record, { discard: false, force: true })
     if ('kept' in released) this.options.log.warn({ session: record.title, why: released.kept }, 'a failed start left its workspace on the host')
     delete intent.hook.ssh
-  }
-
-  /** Rewrites a create's or restore's intent as it learns what to undo; a failed write is logged (the undo then knows less). */
-  private journal(intent: HookIntent): Promise<void> {
-    return this.options.creations.begin(intent).catch((error: Error) => this.options.log.warn({ err: error, session: intent.title }, 'could not journal a hook step'))
-  }
-
-  /** Runs a hook; with an intent, its process group is journaled while it runs. */
-  private async runHookCommand(settings: Settings, key: HookKey, root: string, args: string[], intent?: HookIntent): Promise<HookRun> {
-    const argv = [...hookArgv(settings[key], root), ...args]
-    const journaled = (pgid: number) => {
-      if (!intent) return
-      intent.hook.script = { pgid, command: argv.join(' ') }
-      void this.journal(intent)
-    }
-    const run = await runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs, undefined, journaled)
-    if (intent) delete intent.hook.script
-    return run
-  }
-
-  /** Runs delete_cmd; what went wrong, or undefined when it ran cleanly. */
-  async runDelete(settings: Settings, root: string, slug: string): Promise<string | undefined> {
-    const run = await this.runHookCommand(settings, 'remote_hooks.delete_cmd', root, ['--name', slug])
-    if (run.code === 0) return undefined
-    const why = run.timedOut ? `did not finish within ${this.options.timeoutMs / 1000} s` : `exited with ${run.code ?? 'a signal'}`
-    const failure = `delete_cmd --name ${slug} ${why}${run.stderrTail ? `: ${redact(run.stderrTail)}` : ''}`
-    this.options.log.warn({ slug, failure }, 'delete_cmd failed')
-    return failure
-  }
-
-  /** Why a hook's run failed (a timeout, a non-zero exit), as a message fit to show; undefined when it exited 0. */
-  private runFailure(run: HookRun, hook: string): string | undefined {
-    const stderr = run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''
-    if (run.timedOut) return `${hook} gave no answer within ${this.options.timeoutMs / 1000} s (its process group was killed)${stderr}`
-    if (run.code !== 0) return `${hook} exited with ${run.code ?? 'a signal'}${stderr}`
-    return undefined
-  }
-
-  /** The endpoint launch_cmd printed, or why it is not usable. */
-  private launched(run: HookRun): Endpoint | string {
-    const failed = this.runFailure(run, 'launch_cmd')
-    if (failed !== undefined) return failed
-    let endpoint: Endpoint
-    try {
-      endpoint = parseEndpoint(run.stdout)
-    } catch (error) {
-      return `launch_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
-    }
-    return this.inClear(endpoint) ?? endpoint
-  }
-
-  /** Why an endpoint would carry the token across the network in clear; undefined when it would not. */
-  private inClear({ url }: Endpoint): string | undefined {
-    const { protocol, hostname } = new URL(url)
-    const host = hostname.replace(/^\[|\]$/g, '')
-    if (protocol !== 'http:' || isLoopbackHost(host) || this.options.config.get('remote_insecure_http_hosts').includes(host)) return undefined
-    return `launch_cmd's agent server answers on plain http at ${host}, which is not loopback: its token would cross the network in clear; serve it over https (or a tunnel to loopback), or list ${host} in remote_insecure_http_hosts`
-  }
-
-  /**
-   * The host provision_cmd printed, reached over ssh with its key pinned; the agent
-   * server started there and forwarded to a local port: that forward's endpoint, or why not.
-   */
-  private async provisioned(record: SessionRecord, run: HookRun, start: { origin: string; branch: string; base: string | undefined; restore: boolean }, intent: HookIntent): Promise<Endpoint | string> {
-    const failed = this.runFailure(run, 'provision_cmd')
-    if (failed !== undefined) return failed
-    const place = placeOf(record)
-    let host: ProvisionedHost
-    try {
-      host = parseProvisionedHost(run.stdout)
-    } catch (error) {
-      return `provision_cmd's answer is not usable: ${(error as Error).message}${run.stderrTail ? `; its stderr ends: ${redact(run.stderrTail)}` : ''}`
-    }
-    // Before svc reaches it: a daemon that dies from here on releases the host at its next start.
-    intent.hook.ssh = { host: host.host, ...(host.port ? { port: host.port } : {}), ...(host.user ? { user: host.user } : {}), remote_port: 0 }
-    await this.journal(intent)
-    try {
-      const svc = this.options.config.get('remote_svc_command')
-      return await this.remotes.provision(record, host, { slug: place.slug, repo: start.origin, branch: start.branch, ...(start.base ? { base: start.base } : {}), restore: start.restore, svc })
-    } catch (error) {
-      return (error as Error).message
-    }
   }
 }

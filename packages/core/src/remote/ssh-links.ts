@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { freePort } from '../sessions/runtime.js'
@@ -169,6 +169,11 @@ export class SshLinks {
     this.links.delete(id)
     if (link) await this.stop(link)
     return this.teardown(link?.conn ?? this.connection(id, place), { slug, ...how })
+  }
+
+  /** The sessions that have an ssh directory. */
+  async ids(): Promise<string[]> {
+    return readdir(this.options.dir).catch(() => [])
   }
 
   /** An ssh directory no session names: its master, if one still runs, ended; the directory removed. */

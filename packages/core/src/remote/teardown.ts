@@ -5,8 +5,9 @@ import { remotePathOf, stateOf, type ArchivedPush, type SessionRecord } from '..
 import { committed } from '../sessions/table.js'
 import { isUnreachable, redact, remoteClient } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
-import { hostOfPlace, placeOf, type HookRemotes } from './hook-remotes.js'
-import type { HookServers } from './hook-servers.js'
+import { placeOf, type HookRemotes } from './hook-remotes.js'
+import type { HookScripts } from './hook-scripts.js'
+import type { Providers } from './provider.js'
 import { withoutCredentials } from './origin-url.js'
 import type { HookIntent } from '../sessions/reconcile.js'
 
@@ -31,7 +32,8 @@ export class HookTeardown {
   constructor(
     private readonly options: HookOptions,
     private readonly remotes: HookRemotes,
-    private readonly servers: Pick<HookServers, 'runDelete'>,
+    private readonly scripts: HookScripts,
+    private readonly providers: Providers,
   ) {}
 
   /** The remote's snapshot and push of the session's branch, failures said (the token never in them). */
@@ -43,7 +45,7 @@ export class HookTeardown {
       return { origin: withoutCredentials(origin), head, ...(snapshot ? { snapshot } : {}) }
     } catch (error) {
       const why = redact((error as Error).message, token)
-      const host = hostOfPlace(placeOf(record))
+      const host = this.remotes.hostOf(record)
       if (isUnreachable(error)) throw new PushFailed(`its remote at ${host} does not answer (${why})`, true)
       throw new PushFailed(`the remote at ${host} could not push: ${why}`, false)
     }
@@ -98,7 +100,7 @@ export class HookTeardown {
     const place = placeOf(record)
     const pushed = discard ? undefined : await this.stopAndPush(record, how)
     if (!pushed && !discard && (end === 'archived' || (!place.ssh && !forceReap))) {
-      const host = hostOfPlace(place)
+      const host = this.remotes.hostOf(record)
       const why = end === 'archived'
         ? `its remote at ${host} does not answer, so it cannot stop its agent and push its work; it still runs there and nothing was torn down`
         : `its remote at ${host} does not answer, so its work cannot be pushed before its remote is ${end === 'removed' ? 'removed' : 'replaced'}; nothing was torn down: retry once it answers, pass force_reap if its host is gone (what it did not push is then lost), or discard it`
@@ -151,13 +153,13 @@ export class HookTeardown {
       })
     }
     this.remotes.unwatch(record.id)
-    const released = await this.remotes.releaseHost(record, { discard, force: forceReap })
+    const released = await this.providers[place.via].stop(record, { discard, force: forceReap })
     if ('unreachable' in released && !forceReap) {
       table.transition(record, before ?? 'lost')
       throw retireRefusal(record, end, `${released.unreachable}, so its work cannot be put on origin; nothing was torn down: retry once it answers, pass force_reap if the host is gone (what it did not push is then lost), or discard it`)
     }
     if ('kept' in released) await this.keep(record, released.kept, end)
-    const failure = await this.servers.runDelete(settings, record.repo_path, place.slug)
+    const failure = await this.scripts.runDelete(settings, record.repo_path, place.slug)
     await tokens.remove(record.id)
     this.remotes.drop(record.id)
     place.endpoint = ''

@@ -49,7 +49,7 @@ const describeIdentity = ({ program, account }: Identity) => (account ? `${progr
 export class Handoffs {
   constructor(
     private readonly table: SessionTable,
-    private readonly runtime: Panes,
+    private readonly panes: Panes,
     private readonly observer: Observer,
     private readonly prompts: Prompts,
     private readonly tmux: Tmux,
@@ -65,12 +65,12 @@ export class Handoffs {
       liveOrRefuse(record)
       const to = this.successor(record, request)
       const from = { program: record.program, account: record.account }
-      if (to.account) this.runtime.accountHome(to.program, to.account)
+      if (to.account) this.panes.accountHome(to.program, to.account)
       // Refused while the outgoing agent still runs.
-      await this.runtime.agentCommand({ repo_path: record.repo_path, program: to.program })
+      await this.panes.agentCommand({ repo_path: record.repo_path, program: to.program })
       const state = stateOf(record)
       const reason: HandoffReason = state === 'limit-reached' ? 'usage-limit' : 'handed-over'
-      const work = await workState(record.path, record.base_sha, this.runtime.subprocessEnv())
+      const work = await workState(record.path, record.base_sha, this.panes.subprocessEnv())
       const intent: HandoffIntent = { id: record.id, at: this.table.now.toISOString(), from, to }
       await this.begin(intent)
       await this.replaceAgent(record, intent)
@@ -129,7 +129,7 @@ export class Handoffs {
     await this.tmux.killSessions([name])
     this.observer.forget(record)
     const successor = { ...record, ...intent.to }
-    await this.runtime.spawnAgent(successor)
+    await this.panes.spawnAgent(successor)
     // The new agent's screens are read with its own profile from now on.
     if (successor.profile) record.profile = successor.profile
     else delete record.profile
@@ -137,7 +137,7 @@ export class Handoffs {
     if (started === 'dead') {
       const words = lastWords((await this.tmux.capture([name])).get(name) ?? '')
       await this.tmux.killSessions([name])
-      await this.runtime.spawnAgent(record)
+      await this.panes.spawnAgent(record)
       await this.end(intent.id)
       throw new Refused(
         `${intent.to.program} exited as it started${words ? ` (${words})` : ''}; the session goes on under ${describeIdentity(intent.from)}`,
@@ -229,7 +229,7 @@ export class Handoffs {
       const record = intent ? records.get(intent.id) : undefined
       if (intent && record && agentTab(record).handoffs?.at(-1)?.at !== intent.at && isLive(record)) {
         await this.tmux.killSessions([agentTab(record).tmux_name as string])
-        await this.runtime.spawnAgent(record)
+        await this.panes.spawnAgent(record)
         runtimeReplaced(record)
         this.table.transition(record, 'running')
         await this.table.save(record)

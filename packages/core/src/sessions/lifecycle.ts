@@ -17,7 +17,7 @@ import { allocateTitle, ROOT_TITLE } from './titles.js'
 import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from './lifecycle-guards.js'
 import type { CreationIntent, CreationJournal } from './reconcile.js'
 import type { Handoffs } from './handoff.js'
-import type { HookServers } from '../remote/hook-servers.js'
+import type { HookRuntime } from '../remote/hook-runtime.js'
 import { addWorktree, currentCheckout, deleteBranch, freePath, moveWorktree, planWorktree, removeWorktree, worktreeHome, type WorktreePlan } from './worktree.js'
 import type { Req } from '../wire.js'
 
@@ -37,7 +37,7 @@ export interface LifecycleOptions {
   /** Handoffs the daemon died in: completed or reverted before sessions are re-attached. */
   handoffs: Pick<Handoffs, 'reconcile'>
   /** Creates the sessions whose backend is `hook`. */
-  hook: Pick<HookServers, 'create'>
+  hook: Pick<HookRuntime, 'create'>
 }
 
 /**
@@ -47,7 +47,7 @@ export interface LifecycleOptions {
 export class Lifecycle {
   constructor(
     private readonly table: SessionTable,
-    private readonly runtime: Panes,
+    private readonly panes: Panes,
     private readonly observer: Observer,
     private readonly prompts: Prompts,
     private readonly options: LifecycleOptions,
@@ -60,7 +60,7 @@ export class Lifecycle {
   async restore(records: SessionRecord[], alive: ReadonlySet<string>): Promise<void> {
     const { table } = this
     for (const record of records) table.records.set(record.id, record)
-    await this.options.creations.reconcile(table.records, this.runtime.subprocessEnv())
+    await this.options.creations.reconcile(table.records, this.panes.subprocessEnv())
     await this.options.handoffs.reconcile(table.records)
     for (const record of records) {
       const state = stateOf(record)
@@ -81,14 +81,14 @@ export class Lifecycle {
     const { table } = this
     try {
       if (!alive.has(agentTab(record).tmux_name as string)) {
-        await this.runtime.spawnAll(record)
+        await this.panes.spawnAll(record)
         runtimeReplaced(record)
         table.transition(record, 'running')
         await table.save(record)
         return
       }
       const missing = record.tabs.slice(1).filter((tab) => tab.tmux_name && !alive.has(tab.tmux_name))
-      for (const tab of missing) await this.runtime.spawnTab(record, tab)
+      for (const tab of missing) await this.panes.spawnTab(record, tab)
       const wasLoading = stateOf(record) === 'loading'
       if (wasLoading) table.transition(record, 'running')
       if (wasLoading || missing.length > 0) await table.save(record)
@@ -105,7 +105,7 @@ export class Lifecycle {
     if (request.title === ROOT_TITLE && !root) {
       throw new InvalidRequest(`the title "${ROOT_TITLE}" is reserved for root agent sessions (config root_agents)`)
     }
-    const { table, runtime, options } = this
+    const { table, panes, options } = this
     const repo = await resolveRepository(request.repo_path)
     // Before anything is made: a repository config that is malformed, or names commands not trusted, refuses the create.
     const settings = await options.resolver.runnable(repo.root)
@@ -116,12 +116,12 @@ export class Lifecycle {
       await options.repository(repo)
       return options.hook.create({ request, repo, settings, program })
     }
-    if (account) runtime.accountHome(program, account)
+    if (account) panes.accountHome(program, account)
     await options.repository(repo)
     const record = await table.repos.run(repo.id, async () => {
       const taken = new Set([...table.ofRepository(repo.id).map((existing) => existing.title), ...(root ? [] : [ROOT_TITLE])])
       const title = allocateTitle(request, taken)
-      const env = runtime.subprocessEnv()
+      const env = panes.subprocessEnv()
       const now = table.now.toISOString()
       const id = randomBytes(8).toString('hex')
       const tmuxName = agentTmuxName(repo.id, title)
@@ -155,7 +155,7 @@ export class Lifecycle {
         if (worktree) await addWorktree(repo.root, worktree, env)
         table.records.set(id, created)
         table.creating.add(id)
-        await runtime.spawnAgent(created)
+        await panes.spawnAgent(created)
         setState(created, 'running')
         await table.save(created)
       } catch (error) {
@@ -181,7 +181,7 @@ export class Lifecycle {
   }
 
   private async dropWorktree(record: SessionRecord): Promise<void> {
-    const env = this.runtime.subprocessEnv()
+    const env = this.panes.subprocessEnv()
     await this.table.repos.run(record.repo_id, async () => {
       await removeWorktree(record.repo_path, record.archived_path ?? record.path, env)
       if (record.branch_created) await deleteBranch(record.repo_path, record.branch, env)
@@ -193,7 +193,7 @@ export class Lifecycle {
     const { table } = this
     return table.operate(ref, async (record) => {
       table.transition(record, 'deleting')
-      await this.runtime.teardown(record)
+      await this.panes.teardown(record)
       this.observer.forget(record)
       try {
         if (!record.in_place) await this.dropWorktree(record)
@@ -212,14 +212,14 @@ export class Lifecycle {
     const { table } = this
     return archiveAlone(table, ref, (record) => this.options.targetedBy(record), async (current) => {
       table.transition(current, 'deleting')
-      await this.runtime.teardown(current)
+      await this.panes.teardown(current)
       this.observer.forget(current)
       let path = current.path
       if (!current.in_place) {
         path = await table.repos.run(current.repo_id, async () => {
           const target = freePath(join(this.options.paths.archived, current.repo_id, current.title))
           try {
-            await moveWorktree(current.repo_path, current.path, target, this.runtime.subprocessEnv())
+            await moveWorktree(current.repo_path, current.path, target, this.panes.subprocessEnv())
           } catch (error) {
             // The runtime is already gone; the worktree stays where it was.
             table.transition(current, 'dead')
@@ -246,12 +246,12 @@ export class Lifecycle {
 
   private async unarchive(record: SessionRecord): Promise<string> {
     // Refused before the worktree moves back.
-    await this.runtime.agentCommand(record)
+    await this.panes.agentCommand(record)
     if (!record.in_place && record.archived_path) {
       const from = record.archived_path
       const to = await this.table.repos.run(record.repo_id, async () => {
         const destination = worktreeHome(record.repo_path, record.title)
-        await moveWorktree(record.repo_path, from, destination, this.runtime.subprocessEnv())
+        await moveWorktree(record.repo_path, from, destination, this.panes.subprocessEnv())
         return destination
       })
       record.path = to
@@ -265,10 +265,10 @@ export class Lifecycle {
   private async replaceRuntime(record: SessionRecord): Promise<void> {
     const { table } = this
     // Refused before the old runtime is torn down.
-    await this.runtime.agentCommand(record)
-    await this.runtime.teardown(record)
+    await this.panes.agentCommand(record)
+    await this.panes.teardown(record)
     this.observer.forget(record)
-    await this.runtime.spawnAll(record)
+    await this.panes.spawnAll(record)
     runtimeReplaced(record)
     table.transition(record, 'running')
     table.touch(record)

@@ -60,7 +60,7 @@ export class Observer {
   constructor(
     private readonly host: ObserverHost,
     tmux: Tmux,
-    private readonly runtime: Panes,
+    private readonly panes: Panes,
     private readonly screens: AgentScreens,
     private readonly options: ObserverOptions,
   ) {
@@ -199,10 +199,10 @@ export class Observer {
       if (!record || attempt.awaitingCheck || Date.now() < attempt.nextAt || this.host.inFlight(id)) continue
       await this.host.exclusive(id, async () => {
         try {
-          await this.runtime.teardown(record)
+          await this.panes.teardown(record)
           this.watch.forget(nameOf(record))
           this.screens.forget(record)
-          await this.runtime.spawnAll(record)
+          await this.panes.spawnAll(record)
           attempt.awaitingCheck = true
           attempt.spawnedAt = Date.now()
         } catch (error) {

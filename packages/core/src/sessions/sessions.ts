@@ -139,7 +139,7 @@ export class Sessions {
         for (const listener of this.repositoryListeners) await listener(repo)
       },
       creations,
-      hook: this.hook.servers,
+      hook: this.hook,
     })
     this.local = new LocalRuntime({ table, tmux: this.tmux, panes, leases: this.leases, lifecycle: this.lifecycle, prompts: this.prompts, handoffs: this.handoffs })
     this.roots = new RootSessions(table, this.lifecycle, options.config, options.resolver, options.log)
@@ -167,13 +167,13 @@ export class Sessions {
   async restore(): Promise<void> {
     const records = await this.store.loadAll()
     await this.tmux.configureServer()
-    await this.hook.remotes.restore(records.filter((record) => record.remote))
+    await this.hook.restore(records.filter((record) => record.remote))
     await this.lifecycle.restore(
       records.filter((record) => !record.remote),
       new Set(await this.tmux.sessionNames()),
     )
     // Interrupted steps are settled now: what only they could have named is left over.
-    await this.hook.remotes.sweep(new Set([...this.table.records.keys(), ...(await this.creations.pendingIds())]))
+    await this.hook.sweep(new Set([...this.table.records.keys(), ...(await this.creations.pendingIds())]))
   }
 
   /** Starts or checks the root session of every project in root_agents; `rootOf` finds a project by repo id. */
@@ -189,7 +189,7 @@ export class Sessions {
 
   async close(): Promise<void> {
     await this.observer.close()
-    await this.hook.remotes.close()
+    await this.hook.close()
     this.tmux.close()
   }
 
@@ -264,7 +264,7 @@ export class Sessions {
   /** Where the stream route reads a session's terminal: undefined for a local one, else its remote. */
   remoteLink(id: string, repoId: string | undefined): RemoteLink | undefined {
     const record = streamedSession(this.table, id, repoId)
-    return record.remote ? this.hook.remotes.linkOf(record) : undefined
+    return record.remote ? this.hook.linkOf(record) : undefined
   }
 
   /**

@@ -82,10 +82,10 @@ export async function openTab(
   record: SessionRecord,
   kind: number,
   request: Static<typeof CreateTabRequest>,
-  runtime: Panes,
+  panes: Panes,
 ): Promise<Static<typeof CreateTabResponse>> {
   if (kind === TabKind.editor) {
-    runtime.editor()
+    panes.editor()
     // A session's editor has the session's preview origin: a second one would share it.
     const editor = record.tabs.find((tab) => tab.kind === TabKind.editor)
     if (editor) throw new Refused(`session ${quote(record.title)} has an editor tab already (${quote(editor.name)}); it serves the whole worktree`)
@@ -99,16 +99,16 @@ export async function openTab(
     // A renamed tab keeps its tmux session, so tmux names are made unique on their own.
     const tmuxNames = new Set(record.tabs.map((existing) => existing.tmux_name ?? ''))
     tab.tmux_name = unique(tabTmuxName(agentTab(record).tmux_name as string, name), tmuxNames)
-    await runtime.spawnTab(record, tab)
+    await panes.spawnTab(record, tab)
   }
   record.tabs.push(tab)
   return { id: tab.id, name: tab.name, tmux_name: kind === TabKind.editor ? undefined : tab.tmux_name }
 }
 
-export async function closeTab(record: SessionRecord, selector: TabSelector, runtime: Panes): Promise<string> {
+export async function closeTab(record: SessionRecord, selector: TabSelector, panes: Panes): Promise<string> {
   const { tab, index } = findTab(record.tabs, selector, record.title)
   if (index === 0) throw new Refused('the agent tab cannot be closed; kill the session instead')
-  await runtime.stopTabs([tab])
+  await panes.stopTabs([tab])
   record.tabs.splice(index, 1)
   return tab.name
 }
