@@ -10,3 +10,4 @@ export interface KillLoopFigures {
   leftAfterStart: string[]
 }
 export function killLoop(options: { dir: string; cycles: number; seed?: number; writers?: number }): Promise<KillLoopFigures>
+export function startOn(home: string, env?: Record<string, string>): Promise<{ client: import('@svc/protocol').Client; startMs: number; kill(signal?: NodeJS.Signals): Promise<void> }>

@@ -21,12 +21,12 @@ async function makeRepo(root) {
   await exec('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: root })
 }
 
-/** Starts the daemon on `home` and resolves once it is ready, with how long that took. */
-async function start(home) {
+/** Starts the daemon on `home` (with `env` beside the bench's) and resolves once it is ready, with how long that took. */
+export async function startOn(home, env = {}) {
   const began = performance.now()
   const paths = servicePaths(home)
   // Its own directory as working directory: nothing relative can reach a real repository.
-  const child = spawn(process.execPath, [DAEMON_MAIN], { cwd: home, env: { ...process.env, SERVICE_HOME: home }, stdio: 'ignore' })
+  const child = spawn(process.execPath, [DAEMON_MAIN], { cwd: home, env: { ...process.env, ...env, SERVICE_HOME: home }, stdio: 'ignore' })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   const client = createClient({ socketPath: paths.socket })
   for (;;) {
@@ -102,7 +102,7 @@ export async function killLoop({ dir, cycles, seed = 1, writers = 2 }) {
   }
 
   for (let cycle = 0; cycle <= cycles; cycle++) {
-    const daemon = await start(home)
+    const daemon = await startOn(home)
     figures.startMs.push(daemon.startMs)
     figures.leftAfterStart.push(...(await leftovers(home)))
     // The first task write after a kill: a left lock would hold it until the lock is 10 s old.

@@ -32,7 +32,7 @@ const KEYSTROKES = 200
 const WARM_KEYS = 20
 
 /** The pids of processes whose command line contains `text`. */
-function pidsWith(text) {
+export function pidsWith(text) {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
     .filter((pid) => {
@@ -59,7 +59,7 @@ function kill(pid, signal = 'SIGKILL') {
  * workspaces land). `stop` kills it and whatever agent servers and tmux servers svc left
  * in that HOME.
  */
-async function startSshd(dir) {
+export async function startSshd(dir) {
   const keys = { host: join(dir, 'hk'), client: join(dir, 'ck') }
   for (const file of Object.values(keys)) await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-bench', '-f', file])
   const remoteHome = join(dir, 'rh')

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionWire, TabRecord } from '../sessions/record.js'
+import { setState, stateOf, type SessionRecord, type SessionWire, type TabRecord } from '../sessions/record.js'
 
 /** What a hook session's row takes from its remote's row; the rest (id, title, repository) is the home's. */
 function mirrored(record: SessionRecord): unknown[] {
@@ -49,5 +49,7 @@ export function mirror(record: SessionRecord, row: SessionWire): boolean {
   copy(record, 'lost_restore_failure', row.lost_restore_failure)
   if (row.idle_reason === undefined) delete remote.idle_reason
   else remote.idle_reason = row.idle_reason
+  // Archived there is an archive the home did not finish: its agent stopped, its remote still there.
+  if (stateOf(record) === 'archived') setState(record, 'dead')
   return JSON.stringify(mirrored(record)) !== before
 }

@@ -98,17 +98,23 @@ export class HookTeardown {
   async retire(record: SessionRecord, how: Retire): Promise<ArchivedPush | undefined> {
     const { end, forceReap, discard } = how
     const place = placeOf(record)
-    const pushed = discard ? undefined : await this.stopAndPush(record, how)
-    if (!pushed && !discard && (end === 'archived' || (!place.ssh && !forceReap))) {
-      const host = this.remotes.hostOf(record)
-      const why = end === 'archived'
-        ? `its remote at ${host} does not answer, so it cannot stop its agent and push its work; it still runs there and nothing was torn down`
-        : `its remote at ${host} does not answer, so its work cannot be pushed before its remote is ${end === 'removed' ? 'removed' : 'replaced'}; nothing was torn down: retry once it answers, pass force_reap if its host is gone (what it did not push is then lost), or discard it`
-      throw retireRefusal(record, end, why)
-    }
-    // Before anything is torn down: a daemon that dies from here on finishes it at its next start.
-    await this.options.creations.begin(teardownIntent(record, how, pushed))
+    const intent = teardownIntent(record, how)
+    // Before the agent is stopped: a daemon that dies from here on finishes the step at its next start.
+    await this.options.creations.begin(intent)
     try {
+      const pushed = discard ? undefined : await this.stopAndPush(record, how)
+      if (!pushed && !discard && (end === 'archived' || (!place.ssh && !forceReap))) {
+        const host = this.remotes.hostOf(record)
+        const why = end === 'archived'
+          ? `its remote at ${host} does not answer, so it cannot stop its agent and push its work; it still runs there and nothing was torn down`
+          : `its remote at ${host} does not answer, so its work cannot be pushed before its remote is ${end === 'removed' ? 'removed' : 'replaced'}; nothing was torn down: retry once it answers, pass force_reap if its host is gone (what it did not push is then lost), or discard it`
+        throw retireRefusal(record, end, why)
+      }
+      if (pushed && intent.hook.teardown) {
+        // Pushed: a daemon that dies from here on tears down without asking the remote again.
+        intent.hook.teardown.pushed = pushed
+        await this.options.creations.begin(intent)
+      }
       return await this.tearDown(record, pushed, how)
     } finally {
       await this.options.creations.end(record.id)
@@ -116,8 +122,9 @@ export class HookTeardown {
   }
 
   /**
-   * At start: a teardown the daemon died in, finished from its intent (its push was made
-   * before the intent was written). One that ended before the daemon died is left be.
+   * At start: a teardown the daemon died in, finished from its intent: torn down at once
+   * when its push was made, else done again from the start (the agent stopped, the work
+   * pushed). One that ended before the daemon died is left be.
    */
   async finish(intent: HookIntent): Promise<undefined> {
     const { table, resolver, log } = this.options
@@ -126,7 +133,8 @@ export class HookTeardown {
     if (!step || !record || stateOf(record) === 'archived') return undefined
     // Refused while the config is not trusted: the intent stays for the next start.
     const settings = await resolver.runnable(record.repo_path)
-    await this.tearDown(record, step.pushed, { settings, end: step.end, forceReap: step.force_reap, discard: step.discard }).catch((error: Error) => {
+    const how = { settings, end: step.end, forceReap: step.force_reap, discard: step.discard }
+    await (step.pushed ? this.tearDown(record, step.pushed, how) : this.retire(record, how)).catch((error: Error) => {
       log.warn({ err: error, session: record.title }, 'an interrupted teardown of a hook session ended short')
     })
     return undefined
@@ -224,8 +232,8 @@ export interface Retire {
 }
 
 /** What finishing a teardown after a crash needs, journaled before it starts. */
-function teardownIntent(record: SessionRecord, { end, forceReap, discard }: Retire, pushed: ArchivedPush | undefined): HookIntent {
-  const teardown = { end, discard, force_reap: forceReap, ...(pushed ? { pushed } : {}) }
+function teardownIntent(record: SessionRecord, { end, forceReap, discard }: Retire): HookIntent {
+  const teardown = { end, discard, force_reap: forceReap }
   return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug, branch: record.branch, teardown } }
 }
 

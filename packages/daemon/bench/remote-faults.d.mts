@@ -1,0 +1,13 @@
+// Types of remote-faults.mjs, for the test that shares it with the bench.
+export interface RemoteFaultFigures {
+  cycles: number
+  sessions: number
+  operations: Record<string, number>
+  notes: number
+  lost: string[]
+  leftovers: string[]
+  unsettled: string[]
+  /** Each cycle's step, when the daemon was killed, and its answer. */
+  steps: string[]
+}
+export function remoteFaults(options: { dir: string; cycles: number; seed?: number }): Promise<RemoteFaultFigures>
