@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import {
   checkSocketPath,
   DAEMON_EXIT,
@@ -36,9 +37,10 @@ export async function probe(paths: ServicePaths): Promise<ResponseOf<'Health'> |
   }
 }
 
-/** The daemon's entry point, as its package exports it. */
+/** The daemon's entry point: beside the CLI in the portable svc (scripts/pack-svc.mjs), else as its package exports it. */
 export function daemonEntry(): string {
-  return createRequire(import.meta.url).resolve('@svc/daemon/main')
+  const bundled = fileURLToPath(new URL('daemon.mjs', import.meta.url))
+  return existsSync(bundled) ? bundled : createRequire(import.meta.url).resolve('@svc/daemon/main')
 }
 
 /**

@@ -1,11 +1,17 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 
-/** Where `pnpm build` puts the web UI, or undefined when the package is not installed. */
+/**
+ * The web UI's built files: beside the daemon in the portable svc (scripts/pack-svc.mjs),
+ * else where `pnpm build` puts them; undefined when the package is not installed.
+ */
 export function webUiRoot(): string | undefined {
+  const bundled = fileURLToPath(new URL('web', import.meta.url))
+  if (existsSync(bundled)) return bundled
   try {
     return join(dirname(createRequire(import.meta.url).resolve('@svc/web/package.json')), 'dist')
   } catch {
