@@ -7,6 +7,9 @@ export interface RemoteFaultFigures {
   lost: string[]
   leftovers: string[]
   unsettled: string[]
+  hostKeyChanges: number
+  /** Sessions that read reachable while their host presented another key. */
+  wrongKeyAccepted: string[]
   /** Each cycle's step, when the daemon was killed, and its answer. */
   steps: string[]
 }

@@ -4,7 +4,8 @@
 // dropped between steps. After each cycle every session is listed in a settled state, no
 // commit or uncommitted file an agent made is gone from both its workspace and origin, and
 // nothing is left on either side that no record names. Shared by the test (a few cycles)
-// and `pnpm bench` (50). Its sshd listens on loopback, as the ssh bench's does.
+// and `pnpm bench` (50). Its sshd listens on loopback, as the ssh bench's does, and now
+// and then comes back with another host key, which no master may accept.
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -42,6 +43,9 @@ const entries = (dir) => (existsSync(dir) ? readdirSync(dir) : [])
 /** The home, an sshd "host", and two repositories: one whose hook sessions launch_cmd starts on loopback, one provision_cmd's over ssh. */
 async function world(dir) {
   const sshd = await startSshd(await mkdirp(join(dir, 'sshd')))
+  // The key a host that was replaced presents.
+  const otherKey = join(dir, 'sshd', 'hk-other')
+  await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-bench-other', '-f', otherKey])
   const svc = join(dir, 'svc')
   await writeFile(svc, `#!/bin/sh\nexec ${process.execPath} ${CLI_MAIN} "$@"\n`)
   await chmod(svc, 0o755)
@@ -57,7 +61,7 @@ async function world(dir) {
   await writeFile(join(home, 'config.json'), JSON.stringify({ network: { listen_addr: '' }, remote_ssh_command: `ssh -i ${sshd.clientKey} -F /dev/null`, remote_svc_command: svc }))
   /** Where a session's workspace is while it has one. */
   const workspace = (via, slug) => (via === 'provision' ? join(sshd.remoteHome, 'svc-workspaces', slug) : join(launchState, slug, 'ws'))
-  return { sshd, repos, home, launchState, workspace }
+  return { sshd, otherKey, repos, home, launchState, workspace }
 }
 
 async function mkdirp(dir) {
@@ -135,6 +139,21 @@ async function work(w, row, via, serial, notes) {
   for (const each of [committed, loose]) notes.push({ ...each, via, slug: row.title, branch: row.branch })
 }
 
+/**
+ * The host comes back with another host key: its masters dropped while it serves that
+ * key, none may be reopened (the rows say unreachable meanwhile); then its own key is
+ * served again. The sessions that read reachable against the wrong key.
+ */
+async function hostKeyChanged(w, client, provisioned) {
+  await w.sshd.serve(w.otherKey)
+  for (const row of provisioned) pidsWith(join(w.home, 'remote-ssh', row.id)).forEach((pid) => signal(pid))
+  // Several master checks and reopen attempts.
+  await sleep(2_500)
+  const { instances } = await client.call('Snapshot', {})
+  await w.sshd.serve(w.sshd.hostKeyFile)
+  return instances.filter((row) => provisioned.some((each) => each.id === row.id) && !row.remote_unreachable).map((row) => row.title)
+}
+
 /** Kills a provisioned session's agent server (its process group), as a crash would. */
 function crashAgentServer(w, slug) {
   const pidFile = join(w.sshd.remoteHome, 'svc-workspaces', `${slug}.home`, 'agent-server.pid')
@@ -150,7 +169,7 @@ export async function remoteFaults({ dir, cycles, seed = 1 }) {
   const random = generator(seed)
   const w = await world(dir)
   const env = { SVC_SSH_CHECK_MS: '300', SVC_HOOK_TIMEOUT_MS: '60000' }
-  const figures = { cycles, sessions: 0, operations: {}, notes: 0, lost: [], leftovers: [], unsettled: [], steps: [] }
+  const figures = { cycles, sessions: 0, operations: {}, notes: 0, lost: [], leftovers: [], unsettled: [], hostKeyChanges: 0, wrongKeyAccepted: [], steps: [] }
   const notes = []
   let daemon = await startOn(w.home, env)
   try {
@@ -173,6 +192,11 @@ export async function remoteFaults({ dir, cycles, seed = 1 }) {
       for (const row of live) await work(w, row, viaOf(row), `${cycle}-${row.title}`, notes)
       // Faults between steps: a provisioned agent server crashes, a master drops.
       const provisioned = live.filter((row) => viaOf(row) === 'provision')
+      // The first chance always: a short run sees a host key change too.
+      if (provisioned.length > 0 && (figures.hostKeyChanges === 0 || random.next() < 0.15)) {
+        figures.hostKeyChanges++
+        figures.wrongKeyAccepted.push(...(await hostKeyChanged(w, daemon.client, provisioned)).map((title) => `cycle ${cycle}: ${title}`))
+      }
       if (provisioned.length > 0 && random.next() < 0.25) crashAgentServer(w, random.pick(provisioned).title)
       if (provisioned.length > 0 && random.next() < 0.25) pidsWith(join(w.home, 'remote-ssh', random.pick(provisioned).id)).forEach((pid) => signal(pid))
 
@@ -238,7 +262,8 @@ export async function run() {
       ['work lost (neither in its workspace nor on origin)', `${figures.lost.length}  (target 0)`],
       ['leftovers no record names (workspaces, agent servers, ssh, tokens)', `${figures.leftovers.length}  (target 0)`],
       ['sessions left loading or journaled after a start', `${figures.unsettled.length}  (target 0)`],
-      ...[...figures.lost, ...figures.leftovers, ...figures.unsettled].slice(0, 5).map((what) => ['  found', what.slice(0, 200)]),
+      ['host key changes / sessions reachable against the wrong key', `${figures.hostKeyChanges} / ${figures.wrongKeyAccepted.length}  (target 0)`],
+      ...[...figures.lost, ...figures.leftovers, ...figures.unsettled, ...figures.wrongKeyAccepted].slice(0, 5).map((what) => ['  found', what.slice(0, 200)]),
     ])
   } finally {
     await remove()

@@ -65,30 +65,41 @@ export async function startSshd(dir) {
   const remoteHome = join(dir, 'rh')
   await mkdir(remoteHome)
   const port = await loopbackPort()
-  const config = await writeSshdConfig({ dir, address: '127.0.0.1', port, hostKey: keys.host, clientKey: keys.client, remoteHome })
-  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+  let child
+  /** sshd listening with `hostKey`, the one before it (if any) stopped; sessions it already serves go on. */
+  const serve = async (hostKey) => {
+    if (child) {
+      kill(child.pid)
+      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)))
+    }
+    const config = await writeSshdConfig({ dir, address: '127.0.0.1', port, hostKey, clientKey: keys.client, remoteHome })
+    child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    while (!stderr.includes('Server listening')) {
+      if (child.exitCode !== null) throw new Error(`sshd exited with ${child.exitCode}: ${stderr.trim()}`)
+      await sleep(20)
+    }
+  }
   const workspaces = join(remoteHome, 'svc-workspaces')
   const stop = onInterrupt(async () => {
-    kill(child.pid)
+    if (child) kill(child.pid)
     for (const name of existsSync(workspaces) ? readdirSync(workspaces).filter((entry) => entry.endsWith('.home')) : []) {
       const pidFile = join(workspaces, name, 'agent-server.pid')
       if (existsSync(pidFile)) kill(-Number(readFileSync(pidFile, 'utf8')))
       await new Promise((resolve) => execFile('tmux', ['-S', servicePaths(join(workspaces, name)).tmuxSocket, 'kill-server'], resolve))
     }
   })
-  while (!stderr.includes('Server listening')) {
-    if (child.exitCode !== null) {
-      await stop()
-      throw new Error(`sshd exited with ${child.exitCode}: ${stderr.trim()}`)
-    }
-    await sleep(20)
+  try {
+    await serve(keys.host)
+  } catch (error) {
+    await stop()
+    throw error
   }
   const hostKey = `${keys.host}.pub`
   const knownHosts = join(dir, 'known_hosts')
   await writeFile(knownHosts, `[127.0.0.1]:${port} ${(await readFile(hostKey, 'utf8')).split(' ').slice(0, 2).join(' ')}\n`)
-  return { port, user: userInfo().username, hostKey, clientKey: keys.client, knownHosts, remoteHome, stop }
+  return { port, user: userInfo().username, hostKey, hostKeyFile: keys.host, clientKey: keys.client, knownHosts, remoteHome, serve, stop }
 }
 
 /** A home daemon whose repository's provision_cmd names the bench's sshd, and the pieces of the floor. */

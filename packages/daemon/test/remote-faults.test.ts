@@ -12,10 +12,11 @@ it(`loses no work and leaves nothing behind through ${CYCLES} home daemons SIGKI
   const figures = await remoteFaults({ dir: await homes.make(), cycles: CYCLES, seed: 11 })
   process.stdout.write(
     `remote faults: ${figures.cycles} cycles (${JSON.stringify(figures.operations)}), ${figures.sessions} sessions, ` +
-      `${figures.notes} pieces of work, ${figures.lost.length} lost, ${figures.leftovers.length} leftovers, ${figures.unsettled.length} unsettled\n`,
+      `${figures.notes} pieces of work, ${figures.lost.length} lost, ${figures.leftovers.length} leftovers, ${figures.unsettled.length} unsettled, ${figures.hostKeyChanges} host key changes\n`,
   )
   expect(figures.lost).toEqual([])
   expect(figures.leftovers).toEqual([])
   expect(figures.unsettled).toEqual([])
+  expect(figures.wrongKeyAccepted).toEqual([])
   expect(figures.notes).toBeGreaterThan(0)
 })
