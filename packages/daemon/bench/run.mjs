@@ -14,8 +14,9 @@ import { run as web } from './web.mjs'
 import { run as hook } from './hook.mjs'
 import { run as ssh } from './ssh.mjs'
 import { run as remoteFaults } from './remote-faults.mjs'
+import { run as pack } from './pack.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh, 'remote-faults': remoteFaults }
+const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh, 'remote-faults': remoteFaults, pack }
 const only = process.argv.slice(2)
 
 process.stdout.write(
