@@ -13,4 +13,10 @@ export interface RemoteFaultFigures {
   /** Each cycle's step, when the daemon was killed, and its answer. */
   steps: string[]
 }
-export function remoteFaults(options: { dir: string; cycles: number; seed?: number }): Promise<RemoteFaultFigures>
+/** Where the hosts' side runs: an address, a spawn that starts processes there, its network namespace's name if any. */
+export interface FaultPlace {
+  address: string
+  spawn: typeof import('node:child_process').spawn
+  netns?: string
+}
+export function remoteFaults(options: { dir: string; cycles: number; seed?: number; place?: FaultPlace }): Promise<RemoteFaultFigures>

@@ -6,7 +6,7 @@
 // nothing is left on either side that no record names. Shared by the test (a few cycles)
 // and `pnpm bench` (50). Its sshd listens on loopback, as the ssh bench's does, and now
 // and then comes back with another host key, which no master may accept.
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -41,8 +41,8 @@ function signal(pid, name = 'SIGKILL') {
 const entries = (dir) => (existsSync(dir) ? readdirSync(dir) : [])
 
 /** The home, an sshd "host", and two repositories: one whose hook sessions launch_cmd starts on loopback, one provision_cmd's over ssh. */
-async function world(dir) {
-  const sshd = await startSshd(await mkdirp(join(dir, 'sshd')))
+async function world(dir, place) {
+  const sshd = await startSshd(await mkdirp(join(dir, 'sshd')), place)
   // The key a host that was replaced presents.
   const otherKey = join(dir, 'sshd', 'hk-other')
   await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-bench-other', '-f', otherKey])
@@ -51,14 +51,16 @@ async function world(dir) {
   await chmod(svc, 0o755)
   const provisionState = await mkdirp(join(dir, 'ps'))
   const launchState = await mkdirp(join(dir, 'ls'))
-  const provision = [process.execPath, fixture('hooks/provision.mjs'), '--state', provisionState, '--host', '127.0.0.1', '--port', sshd.port, '--user', sshd.user, '--host-key', sshd.hostKey]
-  const launch = [process.execPath, fixture('hooks/launch.mjs'), '--state', launchState, '--svc', CLI_MAIN, '--agent', fixture('fake-agent.mjs'), '--listen', '127.0.0.1:0']
+  const provision = [process.execPath, fixture('hooks/provision.mjs'), '--state', provisionState, '--host', place.address, '--port', sshd.port, '--user', sshd.user, '--host-key', sshd.hostKey]
+  const launch = [process.execPath, fixture('hooks/launch.mjs'), '--state', launchState, '--svc', CLI_MAIN, '--agent', fixture('fake-agent.mjs'), '--listen', `${place.address}:0`, ...(place.netns ? ['--netns', place.netns] : [])]
   const repos = {
     provision: await hookRepo(await mkdirp(join(dir, 'p')), { provision_cmd: provision.join(' '), delete_cmd: '/bin/true' }),
     launch: await hookRepo(await mkdirp(join(dir, 'l')), { launch_cmd: launch.join(' '), delete_cmd: `${process.execPath} ${fixture('hooks/delete.mjs')} --state ${launchState}` }),
   }
   const home = await mkdirp(join(dir, 'h'))
-  await writeFile(join(home, 'config.json'), JSON.stringify({ network: { listen_addr: '' }, remote_ssh_command: `ssh -i ${sshd.clientKey} -F /dev/null`, remote_svc_command: svc }))
+  // launch_cmd's agent servers answer on plain http at the place's address, which is this run's own.
+  const config = { network: { listen_addr: '' }, remote_ssh_command: `ssh -i ${sshd.clientKey} -F /dev/null`, remote_svc_command: svc, remote_insecure_http_hosts: [place.address] }
+  await writeFile(join(home, 'config.json'), JSON.stringify(config))
   /** Where a session's workspace is while it has one. */
   const workspace = (via, slug) => (via === 'provision' ? join(sshd.remoteHome, 'svc-workspaces', slug) : join(launchState, slug, 'ws'))
   return { sshd, otherKey, repos, home, launchState, workspace }
@@ -161,13 +163,15 @@ function crashAgentServer(w, slug) {
 }
 
 /**
- * `cycles` faults under `dir`. Resolves with the figures: `lost` names every commit or
+ * `cycles` faults under `dir`, the hosts' side in `place` (its address, a spawn that starts
+ * processes there, and its network namespace's name if it is one; loopback by default).
+ * Resolves with the figures: `lost` names every commit or
  * file that is neither on origin nor in its workspace, `leftovers` what no record names,
  * `unsettled` what a start left loading or journaled.
  */
-export async function remoteFaults({ dir, cycles, seed = 1 }) {
+export async function remoteFaults({ dir, cycles, seed = 1, place = { address: '127.0.0.1', spawn } }) {
   const random = generator(seed)
-  const w = await world(dir)
+  const w = await world(dir, place)
   const env = { SVC_SSH_CHECK_MS: '300', SVC_HOOK_TIMEOUT_MS: '60000' }
   const figures = { cycles, sessions: 0, operations: {}, notes: 0, lost: [], leftovers: [], unsettled: [], hostKeyChanges: 0, wrongKeyAccepted: [], steps: [] }
   const notes = []

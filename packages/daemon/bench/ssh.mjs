@@ -57,9 +57,10 @@ function kill(pid, signal = 'SIGKILL') {
  * sshd on a free loopback port with a host key and a client key made here, the client's
  * key authorized for the current user, its sessions' HOME in `dir` (where the provisioned
  * workspaces land). `stop` kills it and whatever agent servers and tmux servers svc left
- * in that HOME.
+ * in that HOME. `place` (an address and a spawn that starts processes there) puts it in a
+ * network namespace, as the fault test does; loopback without one.
  */
-export async function startSshd(dir) {
+export async function startSshd(dir, place = { address: '127.0.0.1', spawn }) {
   const keys = { host: join(dir, 'hk'), client: join(dir, 'ck') }
   for (const file of Object.values(keys)) await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'svc-bench', '-f', file])
   const remoteHome = join(dir, 'rh')
@@ -72,8 +73,8 @@ export async function startSshd(dir) {
       kill(child.pid)
       await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)))
     }
-    const config = await writeSshdConfig({ dir, address: '127.0.0.1', port, hostKey, clientKey: keys.client, remoteHome })
-    child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const config = await writeSshdConfig({ dir, address: place.address, port, hostKey, clientKey: keys.client, remoteHome })
+    child = place.spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
     while (!stderr.includes('Server listening')) {
@@ -98,7 +99,7 @@ export async function startSshd(dir) {
   }
   const hostKey = `${keys.host}.pub`
   const knownHosts = join(dir, 'known_hosts')
-  await writeFile(knownHosts, `[127.0.0.1]:${port} ${(await readFile(hostKey, 'utf8')).split(' ').slice(0, 2).join(' ')}\n`)
+  await writeFile(knownHosts, `[${place.address}]:${port} ${(await readFile(hostKey, 'utf8')).split(' ').slice(0, 2).join(' ')}\n`)
   return { port, user: userInfo().username, hostKey, hostKeyFile: keys.host, clientKey: keys.client, knownHosts, remoteHome, serve, stop }
 }
 
