@@ -21,6 +21,9 @@ it('says where a hook session runs and whether its remote answers; nothing for a
   expect(remoteWords({})).toBe('')
   expect(remoteWords({ remote_host: '10.0.0.2' })).toBe('on 10.0.0.2')
   expect(remoteWords({ remote_host: 'box.example', remote_unreachable: true })).toBe('on box.example, unreachable')
+  expect(remoteWords({ remote_host: 'box.example', liveness_name: 'lost', remote_path: 'box.example:/home/me/svc-workspaces/otter' })).toBe(
+    'on box.example, its work kept at box.example:/home/me/svc-workspaces/otter',
+  )
 })
 
 it('says what a kill deletes: the worktree and branch, the checkout kept in place, or the remote ended with delete_cmd', () => {
@@ -28,7 +31,7 @@ it('says what a kill deletes: the worktree and branch, the checkout kept in plac
   expect(killWords(session)).toContain('its worktree /src/shop-otter and its branch me/otter are deleted')
   expect(killWords({ ...session, in_place: true, path: '/src/shop' })).toContain('the checkout /src/shop is kept')
   const remote = killWords({ ...session, in_place: true, remote_host: '10.0.0.2' })
-  expect(remote).toContain("its session on 10.0.0.2 is ended, the repository's delete_cmd is run")
+  expect(remote).toContain("its work is pushed to its branch me/otter on origin first (a kill that cannot push it deletes nothing), then its session on 10.0.0.2 is ended, the repository's delete_cmd is run")
   expect(remote).not.toContain('/src/shop')
 })
 

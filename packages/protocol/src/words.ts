@@ -54,8 +54,10 @@ export function ago(at: string, now: number): string {
 }
 
 /** Where a session runs, for people: "" on this machine, else "on <host>" (a hook session's remote), ", unreachable" while it does not answer. */
-export function remoteWords(session: { remote_host?: string | undefined; remote_unreachable?: boolean | undefined }): string {
+export function remoteWords(session: { remote_host?: string | undefined; remote_unreachable?: boolean | undefined; remote_path?: string | undefined; liveness_name?: string }): string {
   if (session.remote_host === undefined) return ''
+  // Lost with a place: work its host kept because it could not be put on origin.
+  if (session.liveness_name === 'lost' && session.remote_path) return `on ${session.remote_host}, its work kept at ${session.remote_path}`
   return `on ${session.remote_host}${session.remote_unreachable ? ', unreachable' : ''}`
 }
 
@@ -63,7 +65,7 @@ export function remoteWords(session: { remote_host?: string | undefined; remote_
 export function killWords(session: { path: string; branch: string; in_place: boolean; remote_host?: string | undefined }): string {
   const ends =
     session.remote_host !== undefined
-      ? `its session on ${session.remote_host} is ended, the repository's delete_cmd is run`
+      ? `its work is pushed to its branch ${session.branch} on origin first (a kill that cannot push it deletes nothing), then its session on ${session.remote_host} is ended, the repository's delete_cmd is run`
       : session.in_place
         ? `the checkout ${session.path} is kept`
         : `its worktree ${session.path} and its branch ${session.branch} are deleted`

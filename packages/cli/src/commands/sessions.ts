@@ -122,7 +122,7 @@ Examples:
       const note = status ? deliveryNote(instance.title, status, instance.last_prompt_failure) : undefined
       reply(command, { instance }, () => {
         printSessions([instance])
-        process.stdout.write(`\nworktree: ${instance.path}\n`)
+        process.stdout.write(`\nworktree: ${instance.remote_path ?? instance.path}\n`)
         if (note) process.stdout.write(`${instance.title}: ${note}\n`)
       })
     })
