@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import { createClient } from '@svc/protocol'
 import { makeHome, removeHome } from './daemon-home.mjs'
+import { figureKey } from './budgets.mjs'
 
 const DAEMON_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url))
@@ -293,8 +294,18 @@ export async function compare(targets, route) {
   return figures
 }
 
+/** Every figure this run printed, by figureKey, for --check and --record. */
+export const printed = new Map()
+let suite = ''
+
+/** The suite whose figures `report` prints next. */
+export function inSuite(name) {
+  suite = name
+}
+
 /** Prints one section of figures: rows of [label, value] with units. */
 export function report(title, rows) {
+  for (const [label, value] of rows) printed.set(figureKey(suite, title, label), value)
   process.stdout.write(`\n${title}\n`)
   const width = Math.max(...rows.map(([label]) => label.length))
   for (const [label, value] of rows) process.stdout.write(`  ${label.padEnd(width)}  ${value}\n`)

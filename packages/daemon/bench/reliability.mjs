@@ -16,7 +16,7 @@ async function soak() {
   const { port, env } = await inspectorOptions()
   const daemon = await startDaemon({ env })
   try {
-    const rss = { start: rssMiB(daemon.pid) }
+    const rss = { start: rssMiB(daemon.pid), peak: 0 }
     const heap = { start: await heapAfterGc(port) }
     const requests = fuzzer(SEED, { hugeChars: 2_000_000 })
     const statuses = {}
@@ -27,6 +27,7 @@ async function soak() {
       const request = sent % 1000 === 999 ? requests.oversized() : requests.next()
       if (sent % 2 === 1) request.headers[CLIENT_VERSION_HEADER] ??= '1.0.0'
       const reply = await sendFuzz(daemon.paths.socket, request)
+      if (sent % 100 === 0) rss.peak = Math.max(rss.peak, rssMiB(daemon.pid))
       statuses[reply.status] = (statuses[reply.status] ?? 0) + 1
       for (const finding of judge(reply)) findings.push(`${request.method} ${request.path}: ${finding}`)
     }
@@ -42,6 +43,7 @@ async function soak() {
       ...findings.slice(0, 5).map((finding) => ['  off-contract', finding.slice(0, 200)]),
       ['requests per second, one at a time', (FUZZ_REQUESTS / seconds).toFixed(0)],
       ['RSS: start / after the run / after a GC', `${rss.start.toFixed(1)} / ${rss.run.toFixed(1)} / ${rss.gc.toFixed(1)} MiB`],
+      ['RSS peak during the run ÷ start', `${(Math.max(rss.peak, rss.run) / rss.start).toFixed(2)}  (${Math.max(rss.peak, rss.run).toFixed(1)} MiB, sampled every 100 requests; target <= 2)`],
       ['heap in use after a GC: start / end', `${heap.start.toFixed(1)} / ${heap.end.toFixed(1)} MiB  (ratio ${(heap.end / heap.start).toFixed(2)}, target near 1)`],
     ])
   } finally {

@@ -48,6 +48,7 @@ export async function run() {
         ['bare Fastify to node:http, per server CPU', capacity('fastify', 'floor').toFixed(2)],
         ["bare Fastify inside a daemon's process to bare Fastify, per server CPU", capacity('hosted', 'fastify').toFixed(2)],
         ["svc daemon to bare Fastify inside a daemon's process, per server CPU", capacity('svc', 'hosted').toFixed(2)],
+        ["svc's own server CPU per request above bare Fastify", fmt.us(figures.svc.cpuUs - figures.fastify.cpuUs)],
       ])
     }
   } finally {
