@@ -18,7 +18,7 @@ import { generator } from './fuzz-kit.mjs'
 import { onInterrupt, report } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { startOn } from './kill-loop.mjs'
-import { pidsWith, startSshd } from './ssh.mjs'
+import { kill, pidsWith, startSshd } from './ssh.mjs'
 
 const exec = promisify(execFile)
 const fixture = (path) => fileURLToPath(new URL(`../../test-kit/fixtures/${path}`, import.meta.url))
@@ -29,14 +29,6 @@ const IDLE = 'sleep 100000'
 const FLEET = 4
 const SETTLE_MS = 90_000
 const LIVE = new Set(['running', 'ready', 'limit-reached'])
-
-function signal(pid, name = 'SIGKILL') {
-  try {
-    process.kill(pid, name)
-  } catch {
-    // Already gone.
-  }
-}
 
 const entries = (dir) => (existsSync(dir) ? readdirSync(dir) : [])
 
@@ -148,7 +140,7 @@ async function work(w, row, via, serial, notes) {
  */
 async function hostKeyChanged(w, client, provisioned) {
   await w.sshd.serve(w.otherKey)
-  for (const row of provisioned) pidsWith(join(w.home, 'remote-ssh', row.id)).forEach((pid) => signal(pid))
+  for (const row of provisioned) pidsWith(join(w.home, 'remote-ssh', row.id)).forEach((pid) => kill(pid))
   // Several master checks and reopen attempts.
   await sleep(2_500)
   const { instances } = await client.call('Snapshot', {})
@@ -159,7 +151,7 @@ async function hostKeyChanged(w, client, provisioned) {
 /** Kills a provisioned session's agent server (its process group), as a crash would. */
 function crashAgentServer(w, slug) {
   const pidFile = join(w.sshd.remoteHome, 'svc-workspaces', `${slug}.home`, 'agent-server.pid')
-  if (existsSync(pidFile)) signal(-Number(readFileSync(pidFile, 'utf8')))
+  if (existsSync(pidFile)) kill(-Number(readFileSync(pidFile, 'utf8')))
 }
 
 /**
@@ -202,7 +194,7 @@ export async function remoteFaults({ dir, cycles, seed = 1, place = { address: '
         figures.wrongKeyAccepted.push(...(await hostKeyChanged(w, daemon.client, provisioned)).map((title) => `cycle ${cycle}: ${title}`))
       }
       if (provisioned.length > 0 && random.next() < 0.25) crashAgentServer(w, random.pick(provisioned).title)
-      if (provisioned.length > 0 && random.next() < 0.25) pidsWith(join(w.home, 'remote-ssh', random.pick(provisioned).id)).forEach((pid) => signal(pid))
+      if (provisioned.length > 0 && random.next() < 0.25) pidsWith(join(w.home, 'remote-ssh', random.pick(provisioned).id)).forEach((pid) => kill(pid))
 
       let step
       let what
@@ -240,12 +232,12 @@ export async function remoteFaults({ dir, cycles, seed = 1, place = { address: '
     }
   } finally {
     await daemon.kill('SIGTERM')
-    pidsWith(join(w.home, 'remote-ssh')).forEach((pid) => signal(pid))
+    pidsWith(join(w.home, 'remote-ssh')).forEach((pid) => kill(pid))
     await new Promise((resolve) => execFile('tmux', ['-S', servicePaths(w.home).tmuxSocket, 'kill-server'], () => resolve()))
     await w.sshd.stop()
     for (const name of entries(w.launchState)) {
       const pidFile = join(w.launchState, name, 'pid')
-      if (existsSync(pidFile)) signal(Number(readFileSync(pidFile, 'utf8')))
+      if (existsSync(pidFile)) kill(Number(readFileSync(pidFile, 'utf8')))
       await new Promise((resolve) => execFile('tmux', ['-S', join(w.launchState, name, 'h', 'tmux.sock'), 'kill-server'], () => resolve()))
     }
   }

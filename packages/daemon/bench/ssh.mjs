@@ -45,7 +45,7 @@ export function pidsWith(text) {
     .map(Number)
 }
 
-function kill(pid, signal = 'SIGKILL') {
+export function kill(pid, signal = 'SIGKILL') {
   try {
     process.kill(pid, signal)
   } catch {

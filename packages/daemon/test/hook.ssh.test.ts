@@ -47,12 +47,24 @@ afterAll(async () => {
 const create = (body: Record<string, unknown>) => world.daemon.post('/v1/CreateSession', { repo_path: world.repo, backend: 'hook', ...body })
 const workspaces = () => leftovers(world).workspaces
 
-/** The agent's work in a workspace on the host: one commit, then an untracked file. */
-async function agentWork(workspace: string, title: string) {
+/**
+ * A session whose agent worked on the host (one commit, then an untracked file) and whose
+ * agent server then died: the host answers over ssh, the agent server does not.
+ */
+async function crashedAfterWork(title: string) {
+  const reply = await create({ title, prompt: 'work, then crash' })
+  expect(reply.status, reply.text).toBe(200)
+  const { id } = reply.json.data.instance
+  await waitForSession(world.daemon, title, (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+  const workspace = join(world.sshd.remoteHome, 'svc-workspaces', title)
   await writeFile(join(workspace, `${title}.txt`), 'done\n')
   git(workspace, 'add', `${title}.txt`)
   git(workspace, '-c', 'user.email=agent@example.com', '-c', 'user.name=agent', 'commit', '-q', '-m', `${title} work`)
   await writeFile(join(workspace, 'notes.txt'), 'not committed\n')
+  const [server] = remoteAgentServers(world.sshd)
+  process.kill(server as number, 'SIGKILL')
+  await waitForSession(world.daemon, title, (row) => row.remote_unreachable === true)
+  return { id: id as string, workspace }
 }
 
 const storedRecord = (id: string) => JSON.parse(readFileSync(join(world.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
@@ -262,15 +274,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
   })
 
   it('puts the work of a session whose agent server died on origin by plain git over ssh before a forced restore replaces it', async () => {
-    const reply = await create({ title: 'crashed', prompt: 'work, then crash' })
-    expect(reply.status, reply.text).toBe(200)
-    const { id } = reply.json.data.instance
-    await waitForSession(world.daemon, 'crashed', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
-    const workspace = join(world.sshd.remoteHome, 'svc-workspaces', 'crashed')
-    await agentWork(workspace, 'crashed')
-    const [server] = remoteAgentServers(world.sshd)
-    process.kill(server as number, 'SIGKILL')
-    await waitForSession(world.daemon, 'crashed', (row) => row.remote_unreachable === true)
+    const { id, workspace } = await crashedAfterWork('crashed')
 
     expect(await world.daemon.client.call('RestoreSession', { id, force_reap: true })).toEqual({ ok: true })
     // The host answered though its agent server did not: git there pushed the commit and a snapshot of the rest.
@@ -284,15 +288,7 @@ describe(`a provisioned hook session over ssh, its sshd ${placeLabel()}`, () => 
   })
 
   it('keeps a workspace whose work cannot reach origin on its host, the session lost with the place named, until kill --discard', async () => {
-    const reply = await create({ title: 'stuck', prompt: 'work origin will refuse' })
-    expect(reply.status, reply.text).toBe(200)
-    const { id } = reply.json.data.instance
-    await waitForSession(world.daemon, 'stuck', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
-    const workspace = join(world.sshd.remoteHome, 'svc-workspaces', 'stuck')
-    await agentWork(workspace, 'stuck')
-    const [server] = remoteAgentServers(world.sshd)
-    process.kill(server as number, 'SIGKILL')
-    await waitForSession(world.daemon, 'stuck', (row) => row.remote_unreachable === true)
+    const { id, workspace } = await crashedAfterWork('stuck')
     const refuser = join(world.origin, 'hooks', 'pre-receive')
     await writeFile(refuser, '#!/bin/sh\necho "origin refuses pushes today" >&2\nexit 1\n', { mode: 0o755 })
     try {

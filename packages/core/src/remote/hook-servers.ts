@@ -208,8 +208,7 @@ export class HookServers {
   private async launch(record: SessionRecord, { origin, branch, base, commandLine, prompt, settings, restore, intent }: LaunchPlan): Promise<void> {
     const { table, tokens } = this.options
     const place = placeOf(record)
-    const args = ['--name', place.slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(base ? ['--base', base] : []), ...(restore ? ['--restore'] : [])]
-    const endpoint = await this.providers[place.via].start(record, { args, origin, branch, ...(base ? { base } : {}), restore: restore === true, settings, intent })
+    const endpoint = await this.providers[place.via].start(record, { origin, branch, ...(base ? { base } : {}), restore: restore === true, settings, intent })
     if (typeof endpoint === 'string') throw new LaunchFailed(endpoint)
     await tokens.write(record.id, endpoint.token)
     place.endpoint = endpoint.url

@@ -3,7 +3,7 @@ import { isLoopbackHost } from '../net.js'
 import type { RemotePlace, SessionRecord } from '../sessions/record.js'
 import { hostOf, parseEndpoint, type Endpoint } from './endpoint.js'
 import type { HookScripts } from './hook-scripts.js'
-import type { RemoteProvider, StartPlan } from './provider.js'
+import { scriptArgs, type RemoteProvider, type StartPlan } from './provider.js'
 import type { Released } from './ssh-links.js'
 
 /**
@@ -16,8 +16,8 @@ export class LaunchProvider implements RemoteProvider {
     private readonly config: Pick<Config, 'get'>,
   ) {}
 
-  async start(record: SessionRecord, { settings, args, intent }: StartPlan): Promise<Endpoint | string> {
-    const run = await this.scripts.run(settings, 'remote_hooks.launch_cmd', record.repo_path, args, intent)
+  async start(record: SessionRecord, plan: StartPlan): Promise<Endpoint | string> {
+    const run = await this.scripts.run(plan.settings, 'remote_hooks.launch_cmd', record.repo_path, scriptArgs(record, plan), plan.intent)
     const failed = this.scripts.failure(run, 'launch_cmd')
     if (failed !== undefined) return failed
     let endpoint: Endpoint

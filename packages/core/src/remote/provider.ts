@@ -6,8 +6,6 @@ import type { Release, Released } from './ssh-links.js'
 
 /** What starting a session's agent server needs besides the record. */
 export interface StartPlan {
-  /** launch_cmd's (or provision_cmd's) arguments: --name, --title, --repo, --branch, --base, --restore. */
-  args: string[]
   origin: string
   branch: string
   base?: string
@@ -44,3 +42,9 @@ export interface RemoteProvider {
 }
 
 export type Providers = Record<RemotePlace['via'], RemoteProvider>
+
+/** launch_cmd's and provision_cmd's arguments for a start: --name, --title, --repo, --branch, --base, --restore. */
+export function scriptArgs(record: SessionRecord, { origin, branch, base, restore }: StartPlan): string[] {
+  const { slug } = record.remote as RemotePlace
+  return ['--name', slug, '--title', record.title, '--repo', origin, '--branch', branch, ...(base ? ['--base', base] : []), ...(restore ? ['--restore'] : [])]
+}

@@ -4,13 +4,10 @@ import type { HookIntent } from '../sessions/reconcile.js'
 import type { RemotePlace, SessionRecord } from '../sessions/record.js'
 import { hostOf, type Endpoint } from './endpoint.js'
 import type { HookScripts } from './hook-scripts.js'
-import type { RemoteProvider, StartPlan } from './provider.js'
+import { scriptArgs, type RemoteProvider, type StartPlan } from './provider.js'
 import { parseProvisionedHost, type ProvisionedHost } from './ssh-host.js'
-import type { Release, Released, SshLinks } from './ssh-links.js'
-
-function placeOf(record: SessionRecord): RemotePlace {
-  return record.remote as RemotePlace
-}
+import { letGo, type Release, type Released, type SshLinks } from './ssh-links.js'
+import { placeOf } from './hook-remotes.js'
 
 /**
  * `provision_cmd`: the repository's script makes a host and prints how to reach it; svc
@@ -26,8 +23,9 @@ export class ProvisionProvider implements RemoteProvider {
     private readonly log: Logger,
   ) {}
 
-  async start(record: SessionRecord, { settings, args, intent, origin, branch, base, restore }: StartPlan): Promise<Endpoint | string> {
-    const run = await this.scripts.run(settings, 'remote_hooks.provision_cmd', record.repo_path, args, intent)
+  async start(record: SessionRecord, plan: StartPlan): Promise<Endpoint | string> {
+    const { settings, intent, origin, branch, base, restore } = plan
+    const run = await this.scripts.run(settings, 'remote_hooks.provision_cmd', record.repo_path, scriptArgs(record, plan), intent)
     const failed = this.scripts.failure(run, 'provision_cmd')
     if (failed !== undefined) return failed
     const place = placeOf(record)
@@ -67,7 +65,7 @@ export class ProvisionProvider implements RemoteProvider {
     const place = placeOf(record)
     if (!place.ssh) return { removed: true }
     const released = await this.ssh.release(record.id, place.slug, place.ssh, { ...how, branch: record.branch })
-    if ('removed' in released || ('unreachable' in released && how.force)) delete place.ssh
+    if (letGo(released, how.force)) delete place.ssh
     return released
   }
 

@@ -60,6 +60,11 @@ const SSH_FAILED_EXIT = 255
  */
 export type Released = { removed: true } | { kept: string } | { unreachable: string }
 
+/** Whether a release let the host go: it removed everything, or it did not answer and is `force`d gone. */
+export function letGo(released: Released, force: boolean): boolean {
+  return 'removed' in released || ('unreachable' in released && force)
+}
+
 /** What a release does on the host: the stop script's work, and whether a host that does not answer counts as gone. */
 export type Release = Omit<StopScript, 'slug'> & { force: boolean }
 
@@ -179,6 +184,7 @@ export class SshLinks {
   /** An ssh directory no session names: its master, if one still runs, ended; the directory removed. */
   async forget(id: string): Promise<void> {
     const dir = join(this.options.dir, id)
+    // `-O exit` finds the master by its control path alone: the host is not asked.
     await this.connection(id, { host: 'localhost', remote_port: 0 }).exit()
     await rm(dir, { recursive: true, force: true })
   }
@@ -204,12 +210,12 @@ export class SshLinks {
     if (stop !== undefined) {
       const run = await conn.exec(stopScript(stop))
       const said = redact(run.stderrTail.trim().split('\n').at(-1) ?? '')
-      if (run.code === KEPT_EXIT) released = { kept: said }
-      else if (run.code === SSH_FAILED_EXIT || run.timedOut) released = { unreachable: sshFailure(run.stderrTail || 'no answer', conn.name) }
-      else if (run.code !== 0) this.options.log.warn({ host: conn.name, slug: stop.slug, failure: said }, 'could not stop the agent server on its host')
+      // Only a script that ran to its end removed the workspace: any other ending keeps it.
+      if (run.code === SSH_FAILED_EXIT || run.code === undefined) released = { unreachable: sshFailure(run.stderrTail || 'no answer', conn.name) }
+      else if (run.code !== 0) released = { kept: run.code === KEPT_EXIT ? said : `the stop script exited with ${run.code}: ${said}` }
     }
     await conn.exit()
-    if ('removed' in released || ('unreachable' in released && stop?.force)) await rm(conn.dir, { recursive: true, force: true })
+    if (letGo(released, stop?.force === true)) await rm(conn.dir, { recursive: true, force: true })
     return released
   }
 
