@@ -136,8 +136,9 @@ describe('svc (the terminal UI)', () => {
     const form = await shows('New session')
     expect(form).toContain(`project   ‹ ${repo} ›`)
     expect(form).toContain(`program   (the project's default)`)
-    // project, suggested title, program, account: as offered; then the first prompt.
-    for (const _ of [1, 2, 3, 4]) screen?.keys('Enter')
+    expect(form).toContain(`runs      (the project's default)`)
+    // project, suggested title, program, account, where it runs: as offered; then the first prompt.
+    for (const _ of [1, 2, 3, 4, 5]) screen?.keys('Enter')
     await shows('› prompt')
     screen?.keys('the first task', 'Enter')
     const created = await shows(/created (\S+) on agent\/\S+/)

@@ -24,6 +24,9 @@ it('says where a hook session runs and whether its remote answers; nothing for a
   expect(remoteWords({ remote_host: 'box.example', liveness_name: 'lost', remote_path: 'box.example:/home/me/svc-workspaces/otter' })).toBe(
     'on box.example, its work kept at box.example:/home/me/svc-workspaces/otter',
   )
+  expect(remoteWords({ remote_host: 'docker', backend: 'docker' })).toBe('in docker')
+  expect(remoteWords({ remote_host: 'docker', backend: 'docker', remote_unreachable: true })).toBe('in docker, unreachable')
+  expect(remoteWords({ remote_host: 'gpu-box', backend: 'ssh' })).toBe('on gpu-box')
 })
 
 it('says what a kill deletes: the worktree and branch, the checkout kept in place, or the remote ended with delete_cmd', () => {
@@ -33,6 +36,8 @@ it('says what a kill deletes: the worktree and branch, the checkout kept in plac
   const remote = killWords({ ...session, in_place: true, remote_host: '10.0.0.2' })
   expect(remote).toContain("its work is pushed to its branch me/otter on origin first (a kill that cannot push it deletes nothing), then its session on 10.0.0.2 is ended, the repository's delete_cmd is run")
   expect(remote).not.toContain('/src/shop')
+  expect(killWords({ ...session, remote_host: 'docker', backend: 'docker' })).toContain('on origin first (a kill that cannot push it deletes nothing), then its container is removed, and')
+  expect(killWords({ ...session, remote_host: 'gpu-box', backend: 'ssh' })).toContain('then its workspace on gpu-box is removed, and')
 })
 
 it('says what removing a task stops: its schedule or its watch command', () => {

@@ -53,19 +53,31 @@ export function ago(at: string, now: number): string {
   return span < 60_000 ? 'just now' : `${duration(span)} ago`
 }
 
-/** Where a session runs, for people: "" on this machine, else "on <host>" (a hook session's remote), ", unreachable" while it does not answer. */
-export function remoteWords(session: { remote_host?: string | undefined; remote_unreachable?: boolean | undefined; remote_path?: string | undefined; liveness_name?: string }): string {
+/** Where a remote session runs, for people: "in docker" for a container, else "on <host>". */
+function placeWords(session: { remote_host?: string | undefined; backend?: string }): string {
+  return session.backend === 'docker' ? 'in docker' : `on ${session.remote_host}`
+}
+
+/** Where a session runs, for people: "" on this machine, else "in docker" or "on <host>", ", unreachable" while it does not answer. */
+export function remoteWords(session: { remote_host?: string | undefined; remote_unreachable?: boolean | undefined; remote_path?: string | undefined; liveness_name?: string; backend?: string }): string {
   if (session.remote_host === undefined) return ''
   // Lost with a place: work its host kept because it could not be put on origin.
-  if (session.liveness_name === 'lost' && session.remote_path) return `on ${session.remote_host}, its work kept at ${session.remote_path}`
-  return `on ${session.remote_host}${session.remote_unreachable ? ', unreachable' : ''}`
+  if (session.liveness_name === 'lost' && session.remote_path) return `${placeWords(session)}, its work kept at ${session.remote_path}`
+  return `${placeWords(session)}${session.remote_unreachable ? ', unreachable' : ''}`
+}
+
+/** What ends a remote session once its work is on origin: what svc made there, or the repository's delete_cmd. */
+function remoteEnd(session: { remote_host?: string | undefined; backend?: string }): string {
+  if (session.backend === 'docker') return 'its container is removed'
+  if (session.backend === 'ssh') return `its workspace on ${session.remote_host} is removed`
+  return `its session on ${session.remote_host} is ended, the repository's delete_cmd is run`
 }
 
 /** What a kill deletes, said before it is confirmed. */
-export function killWords(session: { path: string; branch: string; in_place: boolean; remote_host?: string | undefined }): string {
+export function killWords(session: { path: string; branch: string; in_place: boolean; remote_host?: string | undefined; backend?: string }): string {
   const ends =
     session.remote_host !== undefined
-      ? `its work is pushed to its branch ${session.branch} on origin first (a kill that cannot push it deletes nothing), then its session on ${session.remote_host} is ended, the repository's delete_cmd is run`
+      ? `its work is pushed to its branch ${session.branch} on origin first (a kill that cannot push it deletes nothing), then ${remoteEnd(session)}`
       : session.in_place
         ? `the checkout ${session.path} is kept`
         : `its worktree ${session.path} and its branch ${session.branch} are deleted`

@@ -111,6 +111,34 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
     expect([created.id, created.repo_path, created.program]).toEqual([id, repo, 'codex'])
   })
 
+  it('offers where the session runs as ListBackends says: an unavailable backend disabled with its reason, an ssh host to pick', async () => {
+    await openDialog()
+    const runs = dialog().getByLabel('Runs')
+    expect(await runs.inputValue()).toBe('local')
+    const hook = runs.locator('option[value=hook]')
+    expect(await hook.isDisabled()).toBe(true)
+    expect(await hook.innerText()).toMatch(/unavailable: .*sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd/)
+    expect(await dialog().getByLabel(/^Host/).count()).toBe(0)
+    // An ssh backend with two hosts, as the daemon lists one when ssh_hosts is set: the create names the host picked.
+    await page.route('**/v1/ListBackends', async (route) => {
+      const response = await route.fetch()
+      const listed = (await response.json()) as { data: { backends: unknown[] } }
+      listed.data.backends.push({ name: 'ssh', status: 'available', label: 'ssh host', hosts: ['gpu-box', 'spare'] })
+      await route.fulfill({ response, json: listed })
+    })
+    await openDialog()
+    await dialog().getByLabel('Runs').selectOption('ssh')
+    expect(await dialog().getByLabel(/^Host/).inputValue()).toBe('gpu-box')
+    await dialog().getByLabel(/^Host/).selectOption('spare')
+    const asked = page.waitForRequest('**/v1/CreateSession')
+    await dialog().getByRole('button', { name: 'Create session' }).click()
+    expect((await asked).postDataJSON()).toMatchObject({ backend: 'ssh', host: 'spare' })
+    // This daemon has no ssh backend: refused, and said so in the dialog.
+    await dialog().getByText(/backend "ssh" is not available/).waitFor()
+    await page.unroute('**/v1/ListBackends')
+    expect(await titles()).not.toContain(await titleField().getAttribute('placeholder'))
+  })
+
   it('keeps what the user typed in the title when the suggestion lands late: the suggestion is only the placeholder', async () => {
     const { release, suggested } = await holdSuggestion()
     await openDialog()

@@ -36,5 +36,6 @@ describe('the hook backend', () => {
     expect(backendOf({ force_remote: true }, { settings: { ...defaults, ...launch } })).toBe('hook')
     expect(backendOf({ backend: 'local', force_remote: true }, inForce)).toBe('local')
     expect(() => backendOf({ backend: 'hook' }, { settings: defaults })).toThrow(/backend "hook" is not available \(.*launch_cmd\); available: local/)
+    expect(() => backendOf({ backend: 'local', host: 'box' }, inForce)).toThrow(/host "box" names an ssh_hosts entry, which only backend "ssh" runs on; this create's backend is "local"/)
   })
 })

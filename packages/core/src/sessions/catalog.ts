@@ -62,7 +62,7 @@ export function backends(inForce: InForce): Backends {
  * The backend a create asks for: `force_remote` means `hook` only when `backend` is
  * empty; neither means the repository's `backend`. Refused, saying why, when it cannot run.
  */
-export function backendOf(request: { backend?: string; force_remote?: boolean }, inForce: InForce): string {
+export function backendOf(request: { backend?: string; force_remote?: boolean; host?: string }, inForce: InForce): string {
   const entries = backendList(inForce)
   const backend = request.backend || (request.force_remote ? 'hook' : inForce.settings.backend)
   const entry = entries.find((candidate) => candidate.name === backend)
@@ -71,5 +71,6 @@ export function backendOf(request: { backend?: string; force_remote?: boolean },
     const available = entries.filter((candidate) => candidate.status === 'available').map((candidate) => candidate.name)
     throw new InvalidRequest(`backend ${quote(backend)} is not available${reason}; available: ${available.join(', ')}`)
   }
+  if (request.host && !entry.hosts) throw new InvalidRequest(`host ${quote(request.host)} names an ssh_hosts entry, which only backend "ssh" runs on; this create's backend is ${quote(backend)}`)
   return backend
 }

@@ -4,9 +4,9 @@ import { routes } from '../routes/index.js'
 import * as sessions from './sessions.js'
 import * as tasks from './tasks.js'
 
-/** The request fields the API document lists per operation (repo-level config's and a hook kill's force_reap and discard from the design decisions). */
+/** The request fields the API document lists per operation (repo-level config's, a hook kill's force_reap and discard, and a create's ssh host from the design decisions). */
 const documented: Record<string, string[]> = {
-  CreateSession: ['title', 'title_base', 'repo_path', 'program', 'account', 'prompt', 'in_place', 'force_remote', 'backend'],
+  CreateSession: ['title', 'title_base', 'repo_path', 'program', 'account', 'prompt', 'in_place', 'force_remote', 'backend', 'host'],
   ListBackends: ['repo_path'],
   ListPrograms: ['repo_path'],
   SuggestSessionName: [],

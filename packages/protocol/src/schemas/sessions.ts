@@ -119,6 +119,8 @@ export const CreateSessionRequest = Request({
   in_place: Type.Boolean(),
   force_remote: Type.Boolean(),
   backend: Type.String(),
+  /** Backend `ssh`: the `ssh_hosts` entry to run on, instead of the repository's `ssh.host`. */
+  host: Type.String(),
 })
 export const CreateSessionResponse = Closed({ instance: Session })
 
@@ -131,6 +133,8 @@ export const ListBackendsResponse = Closed({
       reason: Type.Optional(Type.String()),
       /** Kept for older clients: a name for people. */
       label: Type.String(),
+      /** Backend `ssh`: the `ssh_hosts` names a create may pick (`host`), the repository's `ssh.host` first. */
+      hosts: Type.Optional(Type.Array(Type.String())),
     }),
   ),
   default: Type.String(),

@@ -19,15 +19,25 @@ export function projectChoices(projects: readonly Project[], cwd: string): strin
   return roots.includes(cwd) ? roots : [...roots, cwd]
 }
 
-/** `n`: a project, a title the daemon suggests, a program (the project's default, or one it knows, installed ones first), an account, a first prompt. */
+/**
+ * `n`: a project, a title the daemon suggests, a program (the project's default, or one it
+ * knows, installed ones first), an account, where it runs (the backends the daemon lists,
+ * and an ssh host when it lists some), a first prompt. A backend the chosen project cannot
+ * use is refused by the daemon, saying why.
+ */
 export function NewSession({ client, projects, cwd, onSubmit, onCancel }: NewSessionProps) {
+  const choices = projectChoices(projects, cwd)
   const loaded = useLoaded(async () => {
-    const [programs, suggestion] = await Promise.all([client.call('ListPrograms', {}), client.call('SuggestSessionName', {})])
+    const [programs, suggestion, backends] = await Promise.all([
+      client.call('ListPrograms', {}),
+      client.call('SuggestSessionName', {}),
+      client.call('ListBackends', { repo_path: choices[0] ?? cwd }),
+    ])
     const names = [...programs.programs].sort((a, b) => Number(b.available) - Number(a.available)).map((program) => program.name)
-    return { programs: names, title: suggestion.name }
+    const hosts = backends.backends.flatMap((backend) => backend.hosts ?? [])
+    return { programs: names, title: suggestion.name, backends: backends.backends.map((backend) => backend.name), hosts }
   })
   if (loaded === undefined || 'error' in loaded) return <Waiting error={loaded?.error} onCancel={onCancel} />
-  const choices = projectChoices(projects, cwd)
   return (
     <Form
       title="New session"
@@ -37,9 +47,11 @@ export function NewSession({ client, projects, cwd, onSubmit, onCancel }: NewSes
         // First, none: the daemon then takes the project's default_program (its .svc/config.json), else the global one.
         { name: 'program', label: 'program', kind: 'choice', choices: ['', ...loaded.value.programs], placeholder: "(the project's default)" },
         { name: 'account', label: 'account', kind: 'text', placeholder: '(the default)' },
+        { name: 'backend', label: 'runs', kind: 'choice', choices: ['', ...loaded.value.backends], placeholder: "(the project's default)" },
+        ...(loaded.value.hosts.length ? [{ name: 'host', label: 'host', kind: 'choice' as const, choices: ['', ...loaded.value.hosts], placeholder: "(the project's ssh.host)" }] : []),
         { name: 'prompt', label: 'prompt', kind: 'text', placeholder: '(none)' },
       ]}
-      initial={{ repo_path: choices[0] ?? cwd, title: loaded.value.title, program: '', account: '', prompt: '' }}
+      initial={{ repo_path: choices[0] ?? cwd, title: loaded.value.title, program: '', account: '', backend: '', host: '', prompt: '' }}
       onSubmit={(values) => onSubmit(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== '')))}
       onCancel={onCancel}
     />

@@ -1,11 +1,14 @@
 import { useEffect, useId, useState } from 'react'
 import { Dialog } from 'radix-ui'
+import type { ResponseOf } from '@svc/protocol/browser'
 import { api, type Project } from '../api'
 import { closeNewSession, openNewSession, useNewSessionOpen } from '../new-session'
 import { hrefOf } from '../route'
 import { Outcome, useAction } from '../use-action'
 import { DirectoryPicker } from './DirectoryPicker'
 import { ui } from './ui'
+
+type Backends = Pick<ResponseOf<'ListBackends'>, 'backends' | 'default'>
 
 /** The new-session dialog, rendered once at the root; `openNewSession()` shows it. */
 export function NewSessionDialog() {
@@ -29,7 +32,8 @@ function NewSessionForm() {
   const [projects, setProjects] = useState<Project[]>([])
   const [programs, setPrograms] = useState<Array<{ name: string; available: boolean }>>([])
   const [accounts, setAccounts] = useState<Array<{ agent: string; name: string }>>([])
-  const [form, setForm] = useState({ repo_path: '', title: '', program: '', account: '', prompt: '' })
+  const [backends, setBackends] = useState<Backends>({ backends: [], default: '' })
+  const [form, setForm] = useState({ repo_path: '', title: '', program: '', account: '', prompt: '', backend: '', host: '' })
   /**
    * The daemon's suggested title is only the field's placeholder, never its value: it may
    * land after the user typed or cleared the field, and must not change what they wrote.
@@ -40,6 +44,8 @@ function NewSessionForm() {
   const { busy, outcome, run } = useAction()
   const titleHint = useId()
   const program = form.program || defaultProgram
+  const backend = form.backend || backends.default
+  const hosts = backends.backends.find((entry) => entry.name === backend)?.hosts
   const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm((current) => ({ ...current, [name]: event.target.value }))
 
   useEffect(() => {
@@ -53,15 +59,18 @@ function NewSessionForm() {
     void api.call('SuggestSessionName', {}).then((name) => setSuggested(name.name), () => undefined)
   }, [])
 
-  // The programs and the default as the chosen project's .svc/config.json has them; an
-  // answer for a project no longer chosen is dropped.
+  // The programs, backends and defaults as the chosen project's .svc/config.json has them;
+  // an answer for a project no longer chosen is dropped.
   useEffect(() => {
     let chosen = true
     void run(async () => {
-      const offered = await api.call('ListPrograms', form.repo_path ? { repo_path: form.repo_path } : {})
+      const project = form.repo_path ? { repo_path: form.repo_path } : {}
+      const [offered, runs] = await Promise.all([api.call('ListPrograms', project), form.repo_path ? api.call('ListBackends', { repo_path: form.repo_path }) : undefined])
       if (!chosen) return
       setPrograms(offered.programs)
       setDefaultProgram(offered.default)
+      setBackends(runs ?? { backends: [], default: '' })
+      setForm((current) => ({ ...current, backend: '', host: '' }))
     })
     return () => void (chosen = false)
   }, [form.repo_path])
@@ -72,10 +81,11 @@ function NewSessionForm() {
       onSubmit={(event) => {
         event.preventDefault()
         void run(async () => {
-          const { account, title, ...rest } = form
+          const { account, title, backend: _backend, host, ...rest } = form
           // An empty title takes the suggestion shown; none yet, and the daemon picks one.
           const chosen = title.trim() || suggested
-          const created = await api.call('CreateSession', { ...rest, program, ...(chosen ? { title: chosen } : {}), ...(account ? { account } : {}) })
+          const where = { ...(backend ? { backend } : {}), ...(hosts && (host || hosts[0]) ? { host: host || hosts[0] } : {}) }
+          const created = await api.call('CreateSession', { ...rest, ...where, program, ...(chosen ? { title: chosen } : {}), ...(account ? { account } : {}) })
           window.location.hash = hrefOf({ name: 'session', id: created.instance.id })
           closeNewSession()
           return `created ${created.instance.title}`
@@ -131,6 +141,31 @@ function NewSessionForm() {
             ))}
         </select>
       </label>
+      {backends.backends.length > 1 ? (
+        <label className={ui.label}>
+          Runs
+          <select className={ui.blockField} value={backend} onChange={set('backend')}>
+            {backends.backends.map((entry) => (
+              <option key={entry.name} value={entry.name} disabled={entry.status !== 'available'} title={entry.reason}>
+                {entry.label}
+                {entry.status === 'available' ? '' : ` (unavailable: ${entry.reason ?? 'not set up'})`}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {hosts ? (
+        <label className={ui.label}>
+          Host
+          <select className={ui.blockField} value={form.host || hosts[0]} onChange={set('host')}>
+            {hosts.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <label className={ui.label}>
         First prompt
         <textarea className={ui.blockField} value={form.prompt} onChange={set('prompt')} rows={3} />
