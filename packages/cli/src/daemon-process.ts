@@ -15,6 +15,7 @@ import {
   type ResponseOf,
   type ServicePaths,
 } from '@svc/protocol'
+import { awayClient, awayDaemon } from './daemon-target.js'
 
 export function resolvePaths(): ServicePaths {
   const paths = servicePaths(resolveServiceHome(process.env))
@@ -95,8 +96,13 @@ async function lastLogError(paths: ServicePaths): Promise<string | undefined> {
   return fatal ? [fatal.msg, fatal.err?.message].filter(Boolean).join(': ') : undefined
 }
 
-/** A client to a daemon that is running, started on demand when its socket is absent or dead. */
+/**
+ * A client to a daemon that is running, started on demand when its socket is absent or
+ * dead; the daemon on another machine instead when this run was given one (--daemon-url).
+ */
 export async function connect(paths: ServicePaths): Promise<Client> {
+  const elsewhere = awayDaemon()
+  if (elsewhere) return awayClient(elsewhere)
   if (!(await probe(paths))) await spawnDaemon(paths)
   return socketClient(paths)
 }

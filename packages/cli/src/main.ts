@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander'
 import { DaemonError, ServiceHomeError, SVC_VERSION, UnreachableError } from '@svc/protocol'
-import { openUi } from './commands/ui.js'
+import { awayFailure } from './daemon-target.js'
 import { EXIT, UsageError } from './exit.js'
 import { program } from './program.js'
 
@@ -20,6 +20,11 @@ function report(error: unknown): number {
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage
   }
   const say = (message: string) => process.stderr.write(`svc: ${message}\n`)
+  const away = awayFailure(error)
+  if (away !== undefined) {
+    say(away)
+    return error instanceof UnreachableError ? EXIT.unreachable : EXIT.daemon
+  }
   if (error instanceof UsageError || error instanceof ServiceHomeError) {
     say(error.message)
     return EXIT.usage
@@ -38,10 +43,6 @@ function report(error: unknown): number {
   return EXIT.daemon
 }
 
-/** `svc` alone on a terminal is the terminal UI; elsewhere it prints the help, as before. */
-const interactive = process.argv.length === 2 && process.stdin.isTTY && process.stdout.isTTY
-
-const run: Promise<unknown> = interactive ? openUi() : program().parseAsync(process.argv)
-run.catch((error: unknown) => {
+program().parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = report(error)
 })

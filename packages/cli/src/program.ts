@@ -12,13 +12,14 @@ import { routesCommand } from './commands/routes.js'
 import { sessionsCommand } from './commands/sessions.js'
 import { tabsCommand } from './commands/tabs.js'
 import { tasksCommand } from './commands/tasks.js'
-import { uiCommand } from './commands/ui.js'
+import { openUi, uiCommand } from './commands/ui.js'
 import { webCommand } from './commands/web.js'
+import { withDaemonTarget } from './daemon-target.js'
 import { refuseRemovedFlags } from './removed-flags.js'
 
 /** The whole `svc` command tree, built without running it: main.ts parses argv with it, docs/cli.md is written from it. */
 export function program(): Command {
-  const svc = new Command('svc')
+  const svc = withDaemonTarget(new Command('svc'))
     .description('Run a fleet of coding agents, each in its own git worktree and tmux session, driven by one local daemon.')
     .version(SVC_VERSION)
     .option('--json', 'print JSON (the default when stdout is not a terminal)')
@@ -28,8 +29,14 @@ export function program(): Command {
       'after',
       `
 The daemon starts on demand. State lives in SERVICE_HOME (default ~/.svc).
+With --daemon-url (or SVC_DAEMON_URL) and --token-file, the commands and the terminal UI drive a daemon on another machine.
 Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a prompt was not delivered.`,
     )
+  // `svc` alone (or with only --daemon-url and --token-file) on a terminal is the terminal UI; elsewhere it prints the help.
+  svc.allowExcessArguments().action(() => {
+    if (svc.args.length > 0) svc.error(`error: unknown command '${svc.args[0]}'`)
+    return process.stdin.isTTY && process.stdout.isTTY ? openUi() : svc.help({ error: true })
+  })
   routesCommand(svc)
   daemonCommand(svc)
   healthCommand(svc)

@@ -7,7 +7,7 @@ import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Value } from 'typebox/value'
 import { createClient, routeAt, routeNamed, servicePaths, Session, Task, type Client, type FeedFrame, type Route, type ServicePaths } from '@svc/protocol'
-import { removeNamespaces } from './netns.js'
+import { removeNamespaces, type Place } from './netns.js'
 import { waitFor } from './wait.js'
 
 /** The built entries, as their packages export them: integration tests run what users run. */
@@ -204,6 +204,8 @@ export interface DaemonOptions {
   cwd?: string
   /** Wait for phase ready (default) or only for the socket to answer. */
   waitReady?: boolean
+  /** Where it runs (`makePlace()`): another machine's network, its files still here. */
+  place?: Place
 }
 
 export interface TestDaemon {
@@ -229,7 +231,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<TestDaem
   if (!existsSync(paths.config) || options.config) {
     await writeFile(paths.config, JSON.stringify(options.config ?? { network: { listen_addr: '' } }))
   }
-  const child = spawn(process.execPath, [DAEMON_MAIN], {
+  const child = (options.place?.spawn ?? spawn)(process.execPath, [DAEMON_MAIN], {
     cwd: options.cwd,
     env: { ...process.env, SERVICE_HOME: home, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

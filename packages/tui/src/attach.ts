@@ -14,9 +14,9 @@ export interface TmuxTarget {
   leaseOn?: string
 }
 
-/** A session's tab through the daemon's terminal stream: how a hook session's remote tab is reached. */
+/** A session's tab (or the config assistant) through the daemon's terminal stream: how a remote session's tab, or any on a daemon on another machine, is reached. */
 export interface StreamTarget {
-  stream: { id: string; tab: number }
+  stream: { id: string; tab: number } | 'config-assistant'
 }
 
 /** What the terminal attaches to, named for the notice on coming back. */
@@ -53,8 +53,8 @@ async function attachTmux(client: Client, tmuxSocket: string, target: TmuxTarget
  * hook session's remote). The keys are read through a reader of its own, destroyed after:
  * process.stdin, once paused, would still read ahead the keys meant for the next screen.
  */
-async function attachStream(client: Client, { id, tab }: StreamTarget['stream']) {
-  const stream = await client.stream(id, { tab })
+async function attachStream(client: Client, target: StreamTarget['stream']) {
+  const stream = target === 'config-assistant' ? await client.configAssistant.stream() : await client.stream(target.id, { tab: target.tab })
   const stdin = new ReadStream(0)
   try {
     return await runAttached(stream, { stdin, stdout: process.stdout })
@@ -64,8 +64,10 @@ async function attachStream(client: Client, { id, tab }: StreamTarget['stream'])
 }
 
 /** Attaches to `target` until the person comes back, then says how it went. */
-export async function attach(client: Client, tmuxSocket: string, { label, ...target }: AttachTarget): Promise<Notice> {
+export async function attach(client: Client, tmuxSocket: string | undefined, { label, ...target }: AttachTarget): Promise<Notice> {
   if ('tmuxName' in target) {
+    // Only a daemon on this machine names tmux sessions to attach to (see viaStream).
+    if (tmuxSocket === undefined) return { text: `${label} is in tmux on the daemon's machine`, error: true }
     const code = await attachTmux(client, tmuxSocket, target)
     return code === 0 ? { text: `back from ${label}`, error: false } : { text: `tmux attach to ${label} failed`, error: true }
   }

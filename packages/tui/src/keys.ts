@@ -24,7 +24,8 @@ export const MOVE_HELP = '↑/↓ or k/j move, PgUp/PgDn page'
  * A hook session's tabs run in its remote's tmux: they are attached through the daemon's
  * terminal stream, where Ctrl-\ (not tmux's Ctrl-b d) comes back.
  */
-export const viaStream = (session: Session | undefined): boolean => session?.backend === 'hook'
+/** Whether attaching goes through the daemon's stream: a daemon on another machine, or a session running elsewhere (its tmux is the remote's). */
+export const viaStream = (session: Session | undefined, local: boolean): boolean => !local || (session !== undefined && session.backend !== 'local')
 
 /** Said beside attach where it goes through the stream. */
 export const STREAM_DETACH = 'Ctrl-\\ back'

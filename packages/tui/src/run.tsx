@@ -4,11 +4,12 @@ import type { Client } from '@svc/protocol'
 import { attach } from './attach.js'
 import { App, type Memory, type Outcome } from './components/App.js'
 import { Live } from './live.js'
+import { LocalDaemon } from './local-daemon.js'
 
 export interface UiOptions {
   client: Client
-  /** The daemon's tmux socket: attaching to a local session runs tmux against it. */
-  tmuxSocket: string
+  /** The daemon's tmux socket: attaching to a local session runs tmux against it. None for a daemon on another machine: every attach is through its stream. */
+  tmuxSocket?: string
   /** Offered as a project in the new-session dialog. */
   cwd: string
 }
@@ -32,7 +33,11 @@ function show(options: UiOptions, live: Live, memory: Memory): Promise<{ outcome
       closed = { outcome, memory: kept }
       app.unmount()
     }
-    const app = render(<App client={options.client} live={live} cwd={options.cwd} memory={memory} onExit={onExit} />, { stdin, exitOnCtrlC: true })
+    const app = render((
+        <LocalDaemon.Provider value={options.tmuxSocket !== undefined}>
+          <App client={options.client} live={live} cwd={options.cwd} memory={memory} onExit={onExit} />
+        </LocalDaemon.Provider>
+      ), { stdin, exitOnCtrlC: true })
     void app.waitUntilExit().then(() => {
       stdin.destroy()
       resolve(closed)

@@ -1,9 +1,8 @@
 import type { Command } from 'commander'
 import { callDaemon } from '../call.js'
-import { resolvePaths } from '../daemon-process.js'
+import { connect, resolvePaths } from '../daemon-process.js'
 import { runAttached } from '@svc/tui/attached-terminal'
 import { outputOf, printTable } from '../output.js'
-import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
 import { reply } from '../reply.js'
 
 export function accountsCommand(program: Command): void {
@@ -35,12 +34,13 @@ export function accountsCommand(program: Command): void {
       reply(command, response, response.created ? `registered ${agent} account ${name}` : `${agent} account ${name} exists`)
     })
 
-  withRemoteOptions(accounts.command('login <agent> <name>'))
+  accounts
+    .command('login <agent> <name>')
     .description("run the agent's own login flow for one account on the daemon's machine, and attach this terminal to it (registers the account if missing)")
     .option('--no-attach', 'start the login and print how to attach to it on the daemon\'s machine')
     .addHelpText('after', '\nThe terminal follows the login through the daemon (Ctrl-\\ detaches; the login runs on until its flow ends).')
-    .action(async (agent: string, name: string, options: RemoteOptions & { attach: boolean }, command: Command) => {
-      const client = await daemonFor(options)
+    .action(async (agent: string, name: string, options: { attach: boolean }, command: Command) => {
+      const client = await connect(resolvePaths())
       const login = await client.call('AccountLogin', { agent, name })
       const attach = options.attach && process.stdin.isTTY && process.stdout.isTTY && !outputOf(command.optsWithGlobals()).json
       if (!attach) {

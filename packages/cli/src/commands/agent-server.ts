@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { Command } from 'commander'
 import { expandHome } from '@svc/protocol'
 import { UsageError } from '../exit.js'
+import { localOnly } from '../daemon-target.js'
 
 interface AgentServerFlags {
   home: string
@@ -10,8 +11,7 @@ interface AgentServerFlags {
 }
 
 export function agentServerCommand(program: Command): void {
-  program
-    .command('agent-server')
+  localOnly(program.command('agent-server'))
     .description('run a daemon in the foreground for one workspace, for a home daemon to drive; prints {"url", "token"} on stdout once ready; SIGTERM or Ctrl-C stops it')
     .option('--home <dir>', 'its own SERVICE_HOME (never the one of your daemon)', '~/.svc-agent')
     .option('--workspace <dir>', 'the git checkout it serves (default: the working directory)')

@@ -2,10 +2,10 @@ import type { Command } from 'commander'
 import type { ResponseOf } from '@svc/protocol'
 import { runAttached } from '@svc/tui/attached-terminal'
 import { callDaemon } from '../call.js'
-import { resolvePaths } from '../daemon-process.js'
+import { connect, resolvePaths } from '../daemon-process.js'
 import { outputOf, printJson, printTable } from '../output.js'
 import { UsageError } from '../exit.js'
-import { daemonFor, withRemoteOptions, type RemoteOptions } from '../remote.js'
+import { refuseAway } from '../daemon-target.js'
 import { reply } from '../reply.js'
 import { hostPath } from '../args.js'
 
@@ -25,8 +25,11 @@ function printChange(change: ResponseOf<'UnsetConfigValue'>, command: Command): 
 }
 
 /** `--repo PATH` as the request's `repo_path`: that repository's .svc/config.json. */
+/** A repository of this machine: refused with a daemon on another machine. */
 function repoOf(options: { repo?: string }): { repo_path?: string } {
-  return options.repo === undefined ? {} : { repo_path: hostPath(options.repo) }
+  if (options.repo === undefined) return {}
+  refuseAway('svc config --repo')
+  return { repo_path: hostPath(options.repo) }
 }
 
 const REPO_OPTION = ['--repo <path>', "the repository's .svc/config.json (any path in it): backend, default_program, program_overrides, remote_hooks.*"] as const
@@ -89,11 +92,12 @@ export function configCommand(program: Command): void {
     .action(async (key: string, options: { repo?: string }, command: Command) => {
       printChange(await callDaemon(resolvePaths(), 'UnsetConfigValue', { key, ...repoOf(options) }), command)
     })
-  withRemoteOptions(config.command('assistant'))
+  config
+    .command('assistant')
     .description("talk to the config assistant: an agent (default_program) on the daemon's machine, briefed with every key, that changes settings with \"svc config set\" and explains each change")
     .addHelpText('after', "\nThe terminal follows the assistant through the daemon (Ctrl-\\ detaches). It is ended 60 s after the last terminal on it detaches.")
-    .action(async (options: RemoteOptions, command: Command) => {
-      const client = await daemonFor(options)
+    .action(async (_options: unknown, command: Command) => {
+      const client = await connect(resolvePaths())
       const opened = await client.configAssistant.open()
       if (!process.stdin.isTTY || !process.stdout.isTTY || outputOf(command.optsWithGlobals()).json) {
         reply(command, opened, `the config assistant runs in tmux session ${opened.session_name} on the daemon's machine; run "svc config assistant" in a terminal to talk to it`)

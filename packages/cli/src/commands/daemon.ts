@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Command, InvalidArgumentError } from 'commander'
 import { alive, UnreachableError, type ServicePaths } from '@svc/protocol'
 import { probe, resolvePaths, spawnDaemon } from '../daemon-process.js'
+import { localOnly } from '../daemon-target.js'
 import { EXIT } from '../exit.js'
 import { autostartCommands } from './daemon-autostart.js'
 import { outputOf, printFields, printJson } from '../output.js'
@@ -63,7 +64,7 @@ function count(value: string): number {
 }
 
 export function daemonCommand(program: Command): void {
-  const daemon = program.command('daemon').description('run, inspect and autostart the background daemon')
+  const daemon = localOnly(program.command('daemon')).description('run, inspect and autostart the background daemon')
 
   daemon
     .command('start')

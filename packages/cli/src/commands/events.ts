@@ -1,5 +1,5 @@
-import { Command, Option } from 'commander'
-import { createClient, EVENT_KINDS, kindMatches, type Client, type FeedFrame } from '@svc/protocol'
+import type { Command } from 'commander'
+import { EVENT_KINDS, kindMatches, type FeedFrame } from '@svc/protocol'
 import { connect, resolvePaths } from '../daemon-process.js'
 import { UsageError } from '../exit.js'
 
@@ -7,7 +7,6 @@ interface EventsOptions {
   follow?: boolean
   kind: string[]
   session?: string
-  url?: string
 }
 
 /** `--kind a,b --kind c`: each a kind or a prefix ending in a dot, checked against the known kinds. */
@@ -28,11 +27,6 @@ function aboutSession(frame: FeedFrame, session: string): boolean {
   return data.id === session || data.title === session
 }
 
-function client(options: EventsOptions): Promise<Client> {
-  if (options.url) return Promise.resolve(createClient({ url: options.url, token: process.env.SVC_TOKEN }))
-  return connect(resolvePaths())
-}
-
 export function eventsCommand(program: Command): void {
   program
     .command('events')
@@ -43,7 +37,6 @@ export function eventsCommand(program: Command): void {
     .option('-f, --follow', 'keep printing until interrupted')
     .option('--kind <kind>', 'only these kinds (repeatable or comma-separated; a prefix such as session. matches a family)', (value: string, kinds: string[]) => [...kinds, value], [])
     .option('--session <title|id>', 'only events about this session')
-    .addOption(new Option('--url <url>', 'a daemon on another machine: its TCP listener (token from SVC_TOKEN)').env('SVC_URL'))
     .action(async (options: EventsOptions) => {
       const kinds = kindsOf(options.kind)
       const wanted = (frame: FeedFrame) =>
@@ -53,7 +46,7 @@ export function eventsCommand(program: Command): void {
       const abort = new AbortController()
       process.once('SIGINT', () => abort.abort())
       process.once('SIGTERM', () => abort.abort())
-      for await (const frame of (await client(options)).events({ signal: abort.signal })) {
+      for await (const frame of (await connect(resolvePaths())).events({ signal: abort.signal })) {
         // A hello tells a follower that events may have been missed: it is printed too.
         if (options.follow ? frame.type === 'hello' || wanted(frame) : wanted(frame)) process.stdout.write(`${JSON.stringify(frame)}\n`)
         if (!options.follow && wanted(frame)) break

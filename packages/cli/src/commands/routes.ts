@@ -1,11 +1,11 @@
 import type { Command } from 'commander'
 import { catalog } from '@svc/protocol'
 import { resolvePaths } from '../daemon-process.js'
+import { localOnly } from '../daemon-target.js'
 import { outputOf, printJson, printTable } from '../output.js'
 
 export function routesCommand(program: Command): void {
-  program
-    .command('routes')
+  localOnly(program.command('routes'))
     .description('print the route catalog and the resolved socket path (never contacts the daemon)')
     .action((_options, command: Command) => {
       const { socket } = resolvePaths()

@@ -1,6 +1,7 @@
 import { decodeEnvelope, PREVIEW_AUTH_PATH, previewAuthPath, webtabPath, type PreviewAuthAnswer, type ServicePaths } from '@svc/protocol'
 import { callDaemon } from '../call.js'
 import { connect } from '../daemon-process.js'
+import { awayDaemon } from '../daemon-target.js'
 import { loginUrl, tcpOffMessage } from './web.js'
 
 /** Where a browser on this machine opens a proxied web or editor tab. */
@@ -15,7 +16,8 @@ export async function tabUrls(paths: ServicePaths, sessionId: string, tabId: str
   const { listeners } = await callDaemon(paths, 'Health')
   const mirror = await loginUrl(paths, listeners, `${webtabPath(sessionId, tabId)}${path.slice(1)}`)
   let preview: string | undefined
-  if (listeners.preview_bound) {
+  // Preview origins are on the daemon's own loopback: a browser here reaches them only on its machine.
+  if (listeners.preview_bound && !awayDaemon()) {
     const client = await connect(paths)
     const { status, text } = await client.raw('GET', previewAuthPath(sessionId, tabId))
     const { origin } = decodeEnvelope<PreviewAuthAnswer>(PREVIEW_AUTH_PATH, status, text)

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { connect, resolvePaths } from '../daemon-process.js'
+import { awayDaemon } from '../daemon-target.js'
 import { UsageError } from '../exit.js'
 
 /** The terminal UI, loaded only when asked for, so the other commands start without React and ink. */
@@ -14,7 +15,8 @@ export async function openUi(): Promise<void> {
   for (const name of Object.keys(ci)) delete process.env[name]
   const { runUi } = await import('@svc/tui')
   for (const [name, value] of Object.entries(ci)) if (value !== undefined) process.env[name] = value
-  await runUi({ client, tmuxSocket: paths.tmuxSocket, cwd: process.cwd() })
+  // A daemon on another machine has no tmux here: every attach goes through its stream.
+  await runUi({ client, ...(awayDaemon() ? {} : { tmuxSocket: paths.tmuxSocket }), cwd: process.cwd() })
 }
 
 export function uiCommand(program: Command): void {

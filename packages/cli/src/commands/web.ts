@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 import type { ResponseOf, ServicePaths } from '@svc/protocol'
 import { callDaemon } from '../call.js'
 import { resolvePaths } from '../daemon-process.js'
+import { awayDaemon } from '../daemon-target.js'
 import { outputOf, printJson } from '../output.js'
 
 /** Where a browser on this machine reaches the TCP listener: loopback unless it is bound to one address. */
@@ -19,16 +20,17 @@ export function tcpOffMessage(error: string | undefined): string {
 }
 
 /**
- * The URL a browser on this machine opens to reach `path` on the TCP listener, logging in
- * with the token on the way (the daemon trades it for a cookie); undefined while it is off.
+ * The URL a browser on this machine opens to reach `path` on the TCP listener (the
+ * daemon URL's, for a daemon on another machine), logging in with the token on the way
+ * (the daemon trades it for a cookie); undefined while it is off.
  */
 export async function loginUrl(paths: ServicePaths, listeners: ResponseOf<'Health'>['listeners'], path: string): Promise<string | undefined> {
+  const elsewhere = awayDaemon()
   const addr = listeners.tcp_bound_addr
-  if (addr === '') return undefined
-  const token = (await readFile(paths.token, 'utf8')).trim()
-  const port = addr.slice(addr.lastIndexOf(':') + 1)
-  const url = new URL(path, `http://${browserHost(addr)}:${port}`)
-  url.searchParams.set('token', token)
+  if (!elsewhere && addr === '') return undefined
+  const url = new URL(path, elsewhere ? elsewhere.url : `http://${browserHost(addr)}:${addr.slice(addr.lastIndexOf(':') + 1)}`)
+  const token = elsewhere ? elsewhere.token : (await readFile(paths.token, 'utf8')).trim()
+  if (token) url.searchParams.set('token', token)
   return url.href
 }
 

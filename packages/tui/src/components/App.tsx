@@ -3,6 +3,7 @@ import type { Client } from '@svc/protocol'
 import type { AttachTarget } from '../attach.js'
 import { mainAction, type Dialog, type MainAction } from '../keymap.js'
 import type { Live } from '../live.js'
+import { useLocalDaemon } from '../local-daemon.js'
 import { moveSelection, sessionRows } from '../state/rows.js'
 import { commands } from './commands.js'
 import { Dialogs, fillsScreen } from './Dialogs.js'
@@ -69,7 +70,7 @@ export function App({ client, live, cwd, memory, onExit }: AppProps) {
     if (id !== undefined) live.markSeen(id)
   }
   const leave = (outcome: Outcome) => onExit(outcome, { selected: selectedId(), filter, attentionFirst, notice })
-  const run = commands({ client, live, say: setNotice, lend: (target) => leave({ attach: target }), select })
+  const run = commands({ client, live, local: useLocalDaemon(), say: setNotice, lend: (target) => leave({ attach: target }), select })
   const close = () => setDialog(undefined)
 
   const perform = (action: MainAction) => {

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
 import { Box } from 'ink'
 import { viaStream } from '../keys.js'
+import { useLocalDaemon } from '../local-daemon.js'
 import type { Connection } from '../live.js'
 import type { Row } from '../state/rows.js'
 import type { Session } from '../state/types.js'
@@ -40,6 +41,7 @@ export function bodyHeight(height: number): number {
 /** The whole screen: header, the list and the preview (or a view in their place), the footer. */
 export function Screen(props: ScreenProps) {
   const { width, height } = props
+  const local = useLocalDaemon()
   const body = bodyHeight(height)
   const wide = width >= WIDE
   const listWidth = wide ? Math.floor(width * 0.55) : width
@@ -55,7 +57,7 @@ export function Screen(props: ScreenProps) {
         </Box>
       )}
       <Box height={2} flexShrink={0}>
-        <Footer width={width} stream={viaStream(props.selected)} />
+        <Footer width={width} stream={viaStream(props.selected, local)} />
       </Box>
     </Box>
   )

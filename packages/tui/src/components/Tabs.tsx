@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink'
 import { STREAM_DETACH, viaStream } from '../keys.js'
+import { useLocalDaemon } from '../local-daemon.js'
 import type { Session } from '../state/types.js'
 import { Form } from './Form.js'
 import { useDialogKeys } from './KeyRoot.js'
@@ -15,6 +16,7 @@ export interface TabsProps {
 
 /** `t`: the session's tabs; enter attaches to one, `s` opens a shell, `c` a process (then attaches to it). */
 export function Tabs({ session, onChoose, onCancel }: TabsProps) {
+  const local = useLocalDaemon()
   const [at, setAt] = useRefState(0)
   const [asking, setAsking] = useRefState(false)
   const tabs = session.tabs
@@ -47,7 +49,7 @@ export function Tabs({ session, onChoose, onCancel }: TabsProps) {
           {`${index} ${tab.kind_name.padEnd(8)}${tab.name}${tab.command ? `  ${tab.command}` : ''}${tab.url ? `  ${tab.url}` : ''}`}
         </Text>
       ))}
-      <Text color="gray">{`enter attach${viaStream(session) ? ` (${STREAM_DETACH})` : ''}  s new shell  c new process  esc back`}</Text>
+      <Text color="gray">{`enter attach${viaStream(session, local) ? ` (${STREAM_DETACH})` : ''}  s new shell  c new process  esc back`}</Text>
     </Box>
   )
 }

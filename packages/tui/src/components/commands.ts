@@ -15,12 +15,14 @@ export interface CommandContext {
   /** Closes the screen to lend the terminal to `target`. */
   lend: (target: AttachTarget) => void
   select: (id: string) => void
+  /** The daemon runs on this machine (see LocalDaemon). */
+  local: boolean
 }
 
 export type Commands = ReturnType<typeof commands>
 
 /** What the screen's keys and dialogs do: each call says what it is doing, then how it went, the daemon's refusal included. */
-export function commands({ client, live, say, lend, select }: CommandContext) {
+export function commands({ client, live, local, say, lend, select }: CommandContext) {
   const act = (doing: string, work: () => Promise<Notice | string>) => {
     say({ text: `${doing}…`, error: false })
     work().then(
@@ -35,7 +37,7 @@ export function commands({ client, live, say, lend, select }: CommandContext) {
   const attach = (session: Session, index: number, tab: { name: string; tmuxName: string }) => {
     live.markSeen(session.id)
     const label = `${session.title} (${tab.name})`
-    lend(viaStream(session) ? { label, stream: { id: session.id, tab: index } } : { label, tmuxName: tab.tmuxName, leaseOn: session.id })
+    lend(viaStream(session, local) ? { label, stream: { id: session.id, tab: index } } : { label, tmuxName: tab.tmuxName, leaseOn: session.id })
   }
   return {
     attachAgent: (session: Session): void => {
@@ -54,7 +56,7 @@ export function commands({ client, live, say, lend, select }: CommandContext) {
     configAssistant: (): void => {
       act('opening the config assistant', async () => {
         const { session_name } = await client.configAssistant.open()
-        lend({ label: 'the config assistant', tmuxName: session_name })
+        lend(local ? { label: 'the config assistant', tmuxName: session_name } : { label: 'the config assistant', stream: 'config-assistant' })
         return 'opened the config assistant'
       })
     },
