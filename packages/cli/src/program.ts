@@ -32,11 +32,6 @@ The daemon starts on demand. State lives in SERVICE_HOME (default ~/.svc).
 With --daemon-url (or SVC_DAEMON_URL) and --token-file, the commands and the terminal UI drive a daemon on another machine.
 Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a prompt was not delivered.`,
     )
-  // `svc` alone (or with only --daemon-url and --token-file) on a terminal is the terminal UI; elsewhere it prints the help.
-  svc.allowExcessArguments().action(() => {
-    if (svc.args.length > 0) svc.error(`error: unknown command '${svc.args[0]}'`)
-    return process.stdin.isTTY && process.stdout.isTTY ? openUi() : svc.help({ error: true })
-  })
   routesCommand(svc)
   daemonCommand(svc)
   healthCommand(svc)
@@ -51,6 +46,12 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   webCommand(svc)
   uiCommand(svc)
   agentServerCommand(svc)
+  // `svc` alone (or with only --daemon-url and --token-file) on a terminal is the terminal UI; elsewhere it prints the help.
+  // After the subcommands: they would inherit allowExcessArguments.
+  svc.allowExcessArguments().action(() => {
+    if (svc.args.length > 0) svc.error(`error: unknown command '${svc.args[0]}'`)
+    return process.stdin.isTTY && process.stdout.isTTY ? openUi() : svc.help({ error: true })
+  })
   refuseRemovedFlags(svc)
   svc.commands.forEach(function prepare(command: Command) {
     command.exitOverride()
