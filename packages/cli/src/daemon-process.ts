@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -16,6 +15,11 @@ import {
   type ServicePaths,
 } from '@svc/protocol'
 import { awayClient, awayDaemon } from './daemon-target.js'
+import { ERROR_LEVEL, logEntry, logTail } from './log-tail.js'
+
+/** How much of daemon.log is searched for why a start failed. */
+const LOG_LINES_READ = 200
+const LOG_BYTES_READ = 256 * 1024
 
 export function resolvePaths(): ServicePaths {
   const paths = servicePaths(resolveServiceHome(process.env))
@@ -80,19 +84,8 @@ export async function spawnDaemon(paths: ServicePaths, timeoutMs = 20_000): Prom
 }
 
 async function lastLogError(paths: ServicePaths): Promise<string | undefined> {
-  const text = await readFile(paths.log, 'utf8').catch(() => '') // no log: the daemon died before opening it
-  const fatal = text
-    .trim()
-    .split('\n')
-    .reverse()
-    .map((line) => {
-      try {
-        return JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } }
-      } catch {
-        return undefined
-      }
-    })
-    .find((entry) => (entry?.level ?? 0) >= 50)
+  const entries = (await logTail(paths.log, LOG_LINES_READ, LOG_BYTES_READ)).map(logEntry).reverse()
+  const fatal = entries.find((entry) => (entry?.level ?? 0) >= ERROR_LEVEL)
   return fatal ? [fatal.msg, fatal.err?.message].filter(Boolean).join(': ') : undefined
 }
 

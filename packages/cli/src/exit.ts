@@ -3,6 +3,8 @@ export const EXIT = {
   ok: 0,
   /** The daemon answered with an error. */
   daemon: 1,
+  /** `svc doctor` found something wrong. */
+  problems: 1,
   /** The command line was wrong. */
   usage: 2,
   /** No daemon answered (not running, not startable, or timed out). */

@@ -4,6 +4,7 @@ import { accountsCommand } from './commands/accounts.js'
 import { agentServerCommand } from './commands/agent-server.js'
 import { configCommand } from './commands/config.js'
 import { daemonCommand } from './commands/daemon.js'
+import { doctorCommand } from './commands/doctor.js'
 import { eventsCommand } from './commands/events.js'
 import { healthCommand } from './commands/health.js'
 import { programsCommand } from './commands/programs.js'
@@ -35,6 +36,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   routesCommand(svc)
   daemonCommand(svc)
   healthCommand(svc)
+  doctorCommand(svc)
   eventsCommand(svc)
   sessionsCommand(svc)
   tabsCommand(svc)

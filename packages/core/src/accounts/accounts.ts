@@ -13,9 +13,12 @@ import { accountAgent, accountDir, accountEnvironment, accountNames, checkAccoun
 import type { Req } from '../wire.js'
 
 
+/** The tmux sessions of login flows: the daemon's own, named by no session record. */
+export const LOGIN_TMUX_PREFIX = 'svc_login_'
+
 /** tmux refuses `.` and `:` in session names. */
 function loginSessionName(agent: AccountAgent, name: string): string {
-  return `svc_login_${agent.name}_${name.replace(/[.:]/g, '_')}`
+  return `${LOGIN_TMUX_PREFIX}${agent.name}_${name.replace(/[.:]/g, '_')}`
 }
 
 /**

@@ -13,7 +13,7 @@ import { deliverPrompt } from '../sessions/delivery.js'
 import { briefOf } from './brief.js'
 
 /** The assistant's tmux sessions: `svc-config-<n>`, never a session's `svc_…` name. */
-const NAME_PREFIX = 'svc-config-'
+export const ASSISTANT_TMUX_PREFIX = 'svc-config-'
 
 /** How long an assistant nobody watches lives on. */
 export const ASSISTANT_IDLE_MS = 60_000
@@ -95,7 +95,7 @@ export class ConfigAssistant {
 
   /** Ends the assistants a previous daemon left: this one does not know what they were told. */
   async reapLeftovers(): Promise<void> {
-    await this.tmux.killSessions((await this.tmux.sessionNames()).filter((name) => name.startsWith(NAME_PREFIX)))
+    await this.tmux.killSessions((await this.tmux.sessionNames()).filter((name) => name.startsWith(ASSISTANT_TMUX_PREFIX)))
   }
 
   /** At daemon stop: the assistant belongs to this daemon, and goes with it. */
@@ -114,7 +114,7 @@ export class ConfigAssistant {
   private async spawn(): Promise<AgentPane> {
     const taken = new Set(await this.tmux.sessionNames())
     let name: string
-    do name = `${NAME_PREFIX}${++this.spawned}`
+    do name = `${ASSISTANT_TMUX_PREFIX}${++this.spawned}`
     while (taken.has(name))
     const program = this.config.get('default_program')
     const env = { ...paneEnvironment(this.source, agentOf(program), this.config.get('session_env_passthrough')), SERVICE_HOME: this.paths.home }

@@ -44,7 +44,13 @@ export async function stageFileDurable(path: string, data: string | Buffer, mode
 }
 
 /** `.<name>.<pid>.<8 hex>.tmp`, beside the file it replaces. */
-const TEMP_FILE = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/
+const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/
+
+/** The pid of the process that writes the temp file `name`, or undefined when `name` is no temp file of ours. */
+export function tempFileWriter(name: string): number | undefined {
+  const pid = TEMP_FILE.exec(name)?.[1]
+  return pid === undefined ? undefined : Number(pid)
+}
 
 async function writeTemp(path: string, data: string | Buffer, mode: number, durable: boolean): Promise<string> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
@@ -148,3 +154,28 @@ export async function readFrom(file: FileHandle, offset: number, end: number): P
   return buffer.subarray(0, at)
 }
 
+
+/** The `*.json` files of a directory, parsed; the ones that do not parse, apart. */
+export interface JsonFiles<T> {
+  values: T[]
+  unreadable: Array<{ path: string; error: unknown }>
+}
+
+/** Reads every `*.json` file in `dir` (none when it is absent), changing nothing. */
+export async function readJsonFiles<T>(dir: string): Promise<JsonFiles<T>> {
+  const names = await readdir(dir).catch((error: unknown) => {
+    if (missing(error)) return []
+    throw error
+  })
+  const files: JsonFiles<T> = { values: [], unreadable: [] }
+  for (const name of names.filter((entry) => entry.endsWith('.json'))) {
+    const path = join(dir, name)
+    try {
+      files.values.push(JSON.parse(await readFile(path, 'utf8')) as T)
+    } catch (error) {
+      // Removed between the listing and the read (a session killed meanwhile): not there.
+      if (!missing(error)) files.unreadable.push({ path, error })
+    }
+  }
+  return files
+}

@@ -5,10 +5,12 @@ import lockfile from 'lockfile'
  * attempt's start time, which bounds the wait), so shared options would make every
  * contended lock after the first `wait` fail at once.
  */
+/** A writer holds a lock for one read-modify-write; a lock older than this was left by one that died. */
+export const LOCK_STALE_MS = 10_000
+
 function lockOptions(): lockfile.Options {
   return {
-    // A writer holds the lock for one read-modify-write; older than this means it died.
-    stale: 10_000,
+    stale: LOCK_STALE_MS,
     wait: 15_000,
     pollPeriod: 20,
   }

@@ -8,6 +8,11 @@ export function atomicWriteDirs(paths: ServicePaths): string[] {
   return [paths.home, paths.sessionRecords, paths.creating, paths.handoffs]
 }
 
+/** The locks the daemon takes with `lockfile` besides its singleton lock: held for one write (or one takeover) at a time. */
+export function writeLocks(paths: ServicePaths): string[] {
+  return [`${paths.tasks}.lock`, `${paths.config}.lock`, `${paths.lock}.takeover`]
+}
+
 export interface Reclaimed {
   locks: string[]
   tempFiles: string[]
@@ -22,7 +27,7 @@ export interface Reclaimed {
  */
 export async function reclaimHome(paths: ServicePaths): Promise<Reclaimed> {
   const locks: string[] = []
-  for (const lock of [`${paths.tasks}.lock`, `${paths.config}.lock`, `${paths.lock}.takeover`]) {
+  for (const lock of writeLocks(paths)) {
     try {
       await unlink(lock)
       locks.push(lock)

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, readFile, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, unlink } from 'node:fs/promises'
+import { basename, join } from 'node:path'
 import type { Logger } from 'pino'
-import { writeFileDurable } from '../infra/durable.js'
+import { readJsonFiles, writeFileDurable, type JsonFiles } from '../infra/durable.js'
 import type { Tmux } from '../infra/tmux.js'
 import type { LedGroup } from '../infra/process-group.js'
 import { stateOf, type ArchivedPush, type SessionRecord, type SshPlace } from './record.js'
@@ -73,6 +73,11 @@ export type HookIntent = CreationIntent & { hook: HookStep }
 
 /** Undoes what a hook create or restore may have started, or finishes a teardown; what went wrong, or undefined when it is settled. */
 export type HookUndo = (intent: HookIntent) => Promise<string | undefined>
+
+/** The intents under `dir` as they are on disk, changing nothing (the journal's start, `svc doctor`). */
+export function readCreationIntents(dir: string): Promise<JsonFiles<CreationIntent>> {
+  return readJsonFiles<CreationIntent>(dir)
+}
 
 /** `creating/<id>.json` under SERVICE_HOME: one intent per CreateSession (or hook restore) in flight. */
 export class CreationJournal {
@@ -156,19 +161,11 @@ export class CreationJournal {
   }
 
   private async pending(): Promise<CreationIntent[]> {
-    const names = await readdir(this.dir).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return []
-      throw error
-    })
-    const intents: CreationIntent[] = []
-    for (const name of names.filter((entry) => entry.endsWith('.json'))) {
-      try {
-        intents.push(JSON.parse(await readFile(join(this.dir, name), 'utf8')) as CreationIntent)
-      } catch (error) {
-        // Written atomically before anything it names existed, so this one was not written by a daemon.
-        this.log.error({ err: error, file: name }, 'unreadable creation intent removed')
-        await unlink(join(this.dir, name)).catch(() => {})
-      }
+    const { values: intents, unreadable } = await readCreationIntents(this.dir)
+    for (const { path, error } of unreadable) {
+      // Written atomically before anything it names existed, so this one was not written by a daemon.
+      this.log.error({ err: error, file: basename(path) }, 'unreadable creation intent removed')
+      await unlink(path).catch(() => {})
     }
     return intents
   }

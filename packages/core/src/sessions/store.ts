@@ -1,9 +1,18 @@
-import { mkdir, readdir, readFile, rename } from 'node:fs/promises'
+import { mkdir, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { removeFileDurable, writeFileAtomic, writeFileDurable } from '../infra/durable.js'
+import { readJsonFiles, removeFileDurable, writeFileAtomic, writeFileDurable, type JsonFiles } from '../infra/durable.js'
 import { KeyedQueue } from '../serial.js'
 import { fromStored, type SessionRecord } from './record.js'
+
+/**
+ * The records under `dir` as they are on disk, changing nothing: the store's load, and
+ * what `svc doctor` reads while the daemon may be running or not.
+ */
+export async function readSessionRecords(dir: string): Promise<JsonFiles<SessionRecord>> {
+  const { values, unreadable } = await readJsonFiles<SessionRecord>(dir)
+  return { values: values.map(fromStored), unreadable }
+}
 
 /**
  * One file per session under `sessions/`: a write costs what the changed session
@@ -24,17 +33,11 @@ export class SessionStore {
   /** Every stored record; an unreadable file is moved aside and reported, never dropped silently. */
   async loadAll(): Promise<SessionRecord[]> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    const names = (await readdir(this.dir)).filter((name) => name.endsWith('.json'))
-    const records: SessionRecord[] = []
-    for (const name of names) {
-      const path = join(this.dir, name)
-      try {
-        records.push(fromStored(JSON.parse(await readFile(path, 'utf8')) as SessionRecord))
-      } catch (error) {
-        const aside = `${path}.corrupt-${Date.now()}`
-        await rename(path, aside)
-        this.log.error({ err: error, file: aside }, `unreadable session record moved aside to ${aside}`)
-      }
+    const { values: records, unreadable } = await readSessionRecords(this.dir)
+    for (const { path, error } of unreadable) {
+      const aside = `${path}.corrupt-${Date.now()}`
+      await rename(path, aside)
+      this.log.error({ err: error, file: aside }, `unreadable session record moved aside to ${aside}`)
     }
     return records
   }

@@ -1,0 +1,21 @@
+import type { Command } from 'commander'
+import { resolvePaths } from '../daemon-process.js'
+import { checkLine } from '../doctor/check.js'
+import { runDoctor } from '../doctor/doctor.js'
+import { EXIT } from '../exit.js'
+import { outputOf, printJson } from '../output.js'
+
+export function doctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'check what svc needs (node, git, tmux, the state directory, the daemon, agents, backends) and find what svc left behind that nothing names; reads the state directory, never starts the daemon; exit 1 when something is wrong',
+    )
+    .option('--fix', 'remove the leftovers that hold no work (uncommitted changes or commits on no other branch or remote are kept, and said so)')
+    .action(async (options: { fix?: boolean }, command: Command) => {
+      const report = await runDoctor(resolvePaths(), options.fix === true)
+      if (outputOf(command.optsWithGlobals()).json) printJson(report)
+      else process.stdout.write(`${report.checks.map(checkLine).join('\n')}\n`)
+      if (!report.ok) process.exitCode = EXIT.problems
+    })
+}

@@ -1,0 +1,55 @@
+import { readCreationIntents, readSessionRecords, type SessionRecord } from '@svc/core'
+import type { ServicePaths } from '@svc/protocol'
+
+/**
+ * What svc's records name: the session records, and the creations under way (an intent
+ * is written before anything it names is made, and removed only once the record is), so a
+ * piece a create is making right now is named too.
+ */
+export interface Named {
+  records: SessionRecord[]
+  ids: Set<string>
+  tmuxNames: Set<string>
+  /** Worktree paths, archived ones included. */
+  paths: Set<string>
+  /** `<repository root>\0<branch>`. */
+  branches: Set<string>
+  /** Repository roots sessions and creations use. */
+  repos: Set<string>
+  /** Record or intent files that do not parse: what they name is unknown, so nothing is removed. */
+  unreadable: string[]
+}
+
+export const branchKey = (root: string, branch: string) => `${root}\0${branch}`
+
+/** Reads the records from the state directory, as they are now; changes nothing. */
+export async function readNamed(paths: ServicePaths): Promise<Named> {
+  const [sessions, creations] = await Promise.all([readSessionRecords(paths.sessionRecords), readCreationIntents(paths.creating)])
+  const named: Named = {
+    records: sessions.values,
+    ids: new Set(),
+    tmuxNames: new Set(),
+    paths: new Set(),
+    branches: new Set(),
+    repos: new Set(),
+    unreadable: [...sessions.unreadable, ...creations.unreadable].map((file) => file.path),
+  }
+  for (const record of sessions.values) {
+    named.ids.add(record.id)
+    for (const tab of record.tabs) if (tab.tmux_name) named.tmuxNames.add(tab.tmux_name)
+    named.paths.add(record.path)
+    if (record.archived_path) named.paths.add(record.archived_path)
+    named.branches.add(branchKey(record.repo_path, record.branch))
+    named.repos.add(record.repo_path)
+  }
+  for (const intent of creations.values) {
+    named.ids.add(intent.id)
+    if (intent.tmux_name) named.tmuxNames.add(intent.tmux_name)
+    if (intent.worktree) {
+      named.paths.add(intent.worktree.path)
+      named.branches.add(branchKey(intent.repo_path, intent.worktree.branch))
+    }
+    named.repos.add(intent.repo_path)
+  }
+  return named
+}
