@@ -3,6 +3,7 @@ import { SVC_VERSION } from '@svc/protocol'
 import { accountsCommand } from './commands/accounts.js'
 import { agentServerCommand } from './commands/agent-server.js'
 import { configCommand } from './commands/config.js'
+import { bugReportCommand } from './commands/bug-report.js'
 import { daemonCommand } from './commands/daemon.js'
 import { doctorCommand } from './commands/doctor.js'
 import { eventsCommand } from './commands/events.js'
@@ -37,6 +38,7 @@ Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a
   daemonCommand(svc)
   healthCommand(svc)
   doctorCommand(svc)
+  bugReportCommand(svc)
   eventsCommand(svc)
   sessionsCommand(svc)
   tabsCommand(svc)

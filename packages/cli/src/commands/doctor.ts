@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
 import { resolvePaths } from '../daemon-process.js'
 import { checkLine } from '../doctor/check.js'
-import { runDoctor } from '../doctor/doctor.js'
 import { EXIT } from '../exit.js'
 import { outputOf, printJson } from '../output.js'
 
@@ -13,6 +12,8 @@ export function doctorCommand(program: Command): void {
     )
     .option('--fix', 'remove the leftovers that hold no work (uncommitted changes or commits on no other branch or remote are kept, and said so)')
     .action(async (options: { fix?: boolean }, command: Command) => {
+      // Loaded here: doctor reads the state with the daemon's own code, which other commands need not load.
+      const { runDoctor } = await import('../doctor/doctor.js')
       const report = await runDoctor(resolvePaths(), options.fix === true)
       if (outputOf(command.optsWithGlobals()).json) printJson(report)
       else process.stdout.write(`${report.checks.map(checkLine).join('\n')}\n`)

@@ -34,13 +34,18 @@ function tmuxCheck(version: string | undefined): Check {
  * The identity commits in a session's worktree get: the git identity variables pass into
  * panes, else git's global config (sessions run with this HOME).
  */
-async function identityCheck(): Promise<Check> {
+export async function gitIdentity(): Promise<{ name?: string; email?: string }> {
   const env = process.env
   const lookup = (key: string) => output('git', ['config', '--global', '--get', key], { cwd: homedir() })
   const [name, email] = await Promise.all([
     env.GIT_AUTHOR_NAME || env.GIT_COMMITTER_NAME || lookup('user.name'),
     env.GIT_AUTHOR_EMAIL || env.GIT_COMMITTER_EMAIL || lookup('user.email'),
   ])
+  return { ...(name ? { name } : {}), ...(email ? { email } : {}) }
+}
+
+async function identityCheck(): Promise<Check> {
+  const { name, email } = await gitIdentity()
   const missing = [name ? undefined : 'user.name', email ? undefined : 'user.email'].filter(Boolean)
   if (missing.length === 0) return pass('git identity', `${name} <${email}>`)
   return fail(

@@ -1,13 +1,14 @@
 import type { Agent } from '../agents/agent.js'
 
-function escape(text: string): string {
+/** `text` matched literally inside a regular expression. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /** The usage-limit banner of an agent: limit_patterns.<agent> when set, else the built-in one. */
 export function limitBanner(agent: Agent | undefined, patterns: Record<string, string>): RegExp | undefined {
   if (!agent) return undefined
-  const pattern = patterns[agent.name] ?? (agent.limitBanner ? escape(agent.limitBanner) : undefined)
+  const pattern = patterns[agent.name] ?? (agent.limitBanner ? escapeRegExp(agent.limitBanner) : undefined)
   return pattern === undefined ? undefined : new RegExp(pattern, 'i')
 }
 

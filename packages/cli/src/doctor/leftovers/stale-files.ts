@@ -1,6 +1,6 @@
 import { readdir, readFile, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { atomicWriteDirs, LOCK_STALE_MS, statIfExists, tempFileWriter, withFileLock, writeLocks } from '@svc/core'
+import { atomicWriteDirs, escapeRegExp, LOCK_STALE_MS, statIfExists, tempFileWriter, withFileLock, writeLocks } from '@svc/core'
 import { alive } from '@svc/protocol'
 import type { Leftover, LeftoverFinder } from './leftover.js'
 
@@ -43,7 +43,7 @@ async function daemonLockLeftover(lock: string): Promise<Leftover[]> {
 /** `.<file>.<pid>.<hex>.tmp` of durable writes (and daemon.lock's own staging file) whose writer is gone. */
 async function tempFileLeftovers(dirs: string[], lock: string): Promise<Leftover[]> {
   const found: Leftover[] = []
-  const lockStaging = new RegExp(`^${basename(lock).replace('.', '\\.')}\\.(\\d+)\\.[0-9a-f]{8}$`)
+  const lockStaging = new RegExp(`^${escapeRegExp(basename(lock))}\\.(\\d+)\\.[0-9a-f]{8}$`)
   for (const dir of dirs) {
     for (const name of await readdir(dir).catch(() => [])) {
       const pid = tempFileWriter(name) ?? (dir === dirname(lock) ? Number(lockStaging.exec(name)?.[1]) : undefined)

@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname, sep } from 'node:path'
-import { deleteBranch, removeWorktree } from '@svc/core'
+import { deleteBranch, escapeRegExp, removeWorktree } from '@svc/core'
 import type { Leftover, LeftoverFinder, Scope } from './leftover.js'
 import { branchKey } from './named.js'
 import { localBranches, madeAtCommit, workHeld, worktreesOf, type WorktreeEntry } from './git-work.js'
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Whether svc made this worktree, by where it put it: beside the repository as
@@ -17,7 +15,7 @@ function madeBySvc(root: string, entry: WorktreeEntry, { paths, settings }: Scop
   if (!entry.branch?.startsWith(prefix)) return false
   if (entry.path.startsWith(`${paths.archived}${sep}`)) return true
   const title = entry.branch.slice(prefix.length)
-  const beside = new RegExp(`^${escape(`${basename(root)}-${title}`)}(-\\d+)?$`)
+  const beside = new RegExp(`^${escapeRegExp(`${basename(root)}-${title}`)}(-\\d+)?$`)
   return dirname(entry.path) === dirname(root) && beside.test(basename(entry.path))
 }
 
