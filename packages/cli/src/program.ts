@@ -32,7 +32,7 @@ export function program(): Command {
       `
 The daemon starts on demand. State lives in SERVICE_HOME (default ~/.svc).
 With --daemon-url (or SVC_DAEMON_URL) and --token-file, the commands and the terminal UI drive a daemon on another machine.
-Exit codes: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable, 4 a prompt was not delivered.`,
+Exit codes: 0 ok, 1 the daemon refused (svc doctor: something is wrong), 2 usage error, 3 daemon unreachable, 4 a prompt was not delivered.`,
     )
   routesCommand(svc)
   daemonCommand(svc)
