@@ -24,6 +24,8 @@ export function redactFields(value: unknown, key = ''): unknown {
 }
 
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
+/** A word carrying a token parameter: a URL, or a request path as an access log has it. */
+const TOKEN_PARAMETER = /[^\s"'<>`]*[?&](?:access_token|token)=[^\s"'<>`]*/gi
 const BEARER = /\b(Bearer\s+)[\w.~+/=-]+/gi
 
 /** Literal secrets shorter than this are not searched for in free text: a two-letter title would blank half the report. */
@@ -40,7 +42,8 @@ export interface Secrets {
 export function redactText(text: string, { literals, home }: Secrets): string {
   const secrets = literals.filter((secret) => secret.length >= SHORTEST_SECRET).sort((a, b) => b.length - a.length)
   const blanked = redact(text, ...secrets)
-    .replace(URL_IN_TEXT, (url) => redactUrl(withoutCredentials(url)))
+    .replace(URL_IN_TEXT, (url) => withoutCredentials(url))
+    .replace(TOKEN_PARAMETER, (word) => redactUrl(word))
     .replace(BEARER, `$1${REDACTED}`)
   if (home.length <= 1) return blanked
   // The home itself, not a sibling that starts with its name (/home/al is not /home/alice's).
