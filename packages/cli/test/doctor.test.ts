@@ -35,6 +35,7 @@ const deadPid = () => spawnSync('true').pid
 const lock = () => `${daemon.paths.config}.lock`
 const tempFile = () => join(daemon.paths.sessionRecords, `.x.json.${deadPid()}.0123abcd.tmp`)
 const token = () => join(daemon.paths.remoteTokens, 'gone-session')
+const sshDir = () => join(daemon.paths.remoteSsh, 'gone-session')
 let planted: { temp: string }
 
 beforeAll(async () => {
@@ -64,6 +65,8 @@ beforeAll(async () => {
   await writeFile(planted.temp, '{"half":')
   await mkdir(daemon.paths.remoteTokens, { recursive: true })
   await writeFile(token(), 'a-token\n')
+  await mkdir(sshDir(), { recursive: true })
+  await writeFile(join(sshDir(), 'known_hosts'), 'host ssh-ed25519 AAAA\n')
 })
 
 afterAll(async () => {
@@ -86,9 +89,10 @@ describe('svc doctor', () => {
         expect.stringMatching(new RegExp(`^leftover stale lock: ${lock()}: `)),
         expect.stringMatching(new RegExp(`^leftover temp file: ${planted.temp}: its writer \\(pid \\d+\\) is gone$`)),
         expect.stringMatching(new RegExp(`^leftover remote token: ${token()}: `)),
+        expect.stringMatching(new RegExp(`^leftover ssh directory: ${sshDir()}: `)),
       ]),
     )
-    expect(failed).toHaveLength(7)
+    expect(failed).toHaveLength(8)
     // The live session's pieces and the user's own are named by nothing here.
     expect(failed.join('\n')).not.toMatch(new RegExp(`${liveTmux}|repo-live|agent/live|mine|feature|by-hand`))
     const names = report.checks.map((check) => check.name)
@@ -108,6 +112,7 @@ describe('svc doctor', () => {
         `stale lock ${lock()}`,
         `temp file ${planted.temp}`,
         `remote token ${token()}`,
+        `ssh directory ${sshDir()}`,
       ].sort(),
     )
     const kept = (report.fixed ?? []).filter((entry) => entry.result === 'kept')
@@ -117,7 +122,7 @@ describe('svc doctor', () => {
     expect(kit.tmuxSessions(daemon.home)).toEqual([liveTmux])
     expect(kit.worktrees(repo).sort()).toEqual([repo, join(dir, 'mine'), join(dir, 'repo-dirty'), join(dir, 'repo-live')].sort())
     expect(kit.branches(repo)).toEqual(['agent/by-hand', 'agent/dirty', 'agent/live', 'feature', 'main'])
-    for (const path of [lock(), planted.temp, token()]) expect(existsSync(path), path).toBe(false)
+    for (const path of [lock(), planted.temp, token(), sshDir()]) expect(existsSync(path), path).toBe(false)
     expect(existsSync(join(dir, 'repo-dirty', 'unsaved.txt'))).toBe(true)
     expect((await kit.session(daemon, 'live')).liveness_name).toMatch(/running|ready/)
   })
