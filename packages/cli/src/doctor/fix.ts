@@ -27,7 +27,7 @@ export interface FixResult {
  * again right before still name nothing of it; says what it kept and why.
  */
 export async function fix(paths: ServicePaths, found: Leftover[], scannedAt: number, daemonRunning: boolean): Promise<FixResult[]> {
-  if (daemonRunning) await sleep(Math.max(0, scannedAt + SETTLE_MS - Date.now()))
+  if (daemonRunning && found.length > 0) await sleep(Math.max(0, scannedAt + SETTLE_MS - Date.now()))
   const results: FixResult[] = []
   for (const leftover of found) results.push({ what: `${leftover.kind} ${leftover.what}`, ...(await fixOne(paths, leftover)) })
   return results
