@@ -29,7 +29,7 @@ export function withDaemonTarget(svc: Command): Command {
     })
 }
 
-/** Marks a command as one about this machine's files (svc routes, svc daemon, svc doctor). */
+/** Marks a command as one about this machine's files (svc routes, svc daemon, svc doctor, svc bug-report). */
 export function localOnly(command: Command): Command {
   LOCAL.add(command)
   return command

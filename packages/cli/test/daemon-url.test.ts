@@ -108,7 +108,7 @@ describe(`the CLI against a daemon on another machine (${netnsAvailable() ? 'in 
   })
 
   it('refuses a daemon URL for the commands about this machine, changing nothing', async () => {
-    for (const args of [['routes'], ['daemon', 'status'], ['config', 'get', '--repo', repo]]) {
+    for (const args of [['routes'], ['daemon', 'status'], ['doctor'], ['bug-report'], ['config', 'get', '--repo', repo]]) {
       const run = await svc(...args)
       expect(run.code, args.join(' ')).toBe(2)
       expect(run.stderr).toMatch(/acts on this machine's files and its own daemon; it does not take a daemon URL/)

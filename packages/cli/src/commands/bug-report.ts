@@ -2,10 +2,10 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { callerDirectory } from '../args.js'
 import { resolvePaths } from '../daemon-process.js'
+import { localOnly } from '../daemon-target.js'
 
 export function bugReportCommand(program: Command): void {
-  program
-    .command('bug-report')
+  localOnly(program.command('bug-report'))
     .description(
       'write one file (mode 0600) to attach to an issue: versions, svc doctor --json, the end of daemon.log, the config, session and task records, with titles, prompts, commands, URLs and tokens redacted and the home directory as ~; never starts the daemon',
     )

@@ -1,12 +1,12 @@
 import type { Command } from 'commander'
 import { resolvePaths } from '../daemon-process.js'
+import { localOnly } from '../daemon-target.js'
 import { checkLine } from '../doctor/check.js'
 import { EXIT } from '../exit.js'
 import { outputOf, printJson } from '../output.js'
 
 export function doctorCommand(program: Command): void {
-  program
-    .command('doctor')
+  localOnly(program.command('doctor'))
     .description(
       'check what svc needs (node, git, tmux, the state directory, the daemon, agents, backends) and find what svc left behind that nothing names; reads the state directory, never starts the daemon; exit 1 when something is wrong',
     )

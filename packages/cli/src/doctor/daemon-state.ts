@@ -11,7 +11,7 @@ export type DaemonState = { health: ResponseOf<'Health'> } | { down: string }
 export async function daemonState(paths: ServicePaths): Promise<DaemonState> {
   try {
     const health = await probe(paths)
-    return health ? { health } : { down: existsSync(paths.socket) ? 'its socket is left from a daemon that ended' : 'no socket' }
+    return health ? { health } : { down: existsSync(paths.socket) ? 'the socket a daemon that ended left; the next start removes it' : 'no socket' }
   } catch (error) {
     return { down: `the socket does not answer (${(error as Error).message})` }
   }
