@@ -19,7 +19,8 @@ beforeAll(async () => {
   repo = await kit.makeRepo(dir)
   daemon = await kit.startSessionDaemon({ home: join(dir, 'svc') })
   await daemon.client.call('CreateSession', { repo_path: repo, title: TITLE, prompt: PROMPT })
-  await daemon.client.call('AddTask', { task: { id: 'nightly', cron_expr: '0 3 * * *', prompt: TASK_PROMPT, project_path: repo } })
+  // A task aimed at the session: its target is the session's title.
+  await daemon.client.call('AddTask', { task: { id: 'nightly', cron_expr: '0 3 * * *', prompt: TASK_PROMPT, project_path: repo, target_session: TITLE } })
   const token = (await readFile(daemon.paths.token, 'utf8')).trim()
   await appendFile(
     daemon.paths.log,

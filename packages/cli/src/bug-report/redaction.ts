@@ -6,7 +6,7 @@ import { redactUrl } from '@svc/daemon'
  * derives from them (tmux names, branches, slugs), prompts, commands, URLs, tokens.
  */
 const SECRET_KEYS = new Set([
-  'title', 'name', 'tmux_name', 'branch', 'slug', 'notice',
+  'title', 'name', 'tmux_name', 'branch', 'slug', 'notice', 'target_session',
   'prompt', 'first_prompt', 'pending_prompts', 'text', 'last_prompt_failure',
   'command', 'watch_cmd', 'launch_cmd', 'provision_cmd', 'delete_cmd', 'remote_ssh_command', 'remote_svc_command', 'program_overrides',
   'url', 'endpoint', 'origin',
