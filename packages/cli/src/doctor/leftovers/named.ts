@@ -1,4 +1,4 @@
-import { readCreationIntents, readSessionRecords, type SessionRecord } from '@svc/core'
+import { readCreationIntents, readSessionRecords } from '@svc/core'
 import type { ServicePaths } from '@svc/protocol'
 
 /**
@@ -7,7 +7,6 @@ import type { ServicePaths } from '@svc/protocol'
  * piece a create is making right now is named too.
  */
 export interface Named {
-  records: SessionRecord[]
   ids: Set<string>
   tmuxNames: Set<string>
   /** Worktree paths, archived ones included. */
@@ -26,7 +25,6 @@ export const branchKey = (root: string, branch: string) => `${root}\0${branch}`
 export async function readNamed(paths: ServicePaths): Promise<Named> {
   const [sessions, creations] = await Promise.all([readSessionRecords(paths.sessionRecords), readCreationIntents(paths.creating)])
   const named: Named = {
-    records: sessions.values,
     ids: new Set(),
     tmuxNames: new Set(),
     paths: new Set(),
