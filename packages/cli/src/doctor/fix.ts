@@ -43,7 +43,7 @@ async function fixOne(paths: ServicePaths, leftover: Leftover): Promise<Omit<Fix
     if (!(await leftover.stillLeftover(now))) return { result: 'named' }
     const held = await leftover.holds?.()
     if (held) return keep(`it holds ${held}`)
-    await leftover.remove(now)
+    await leftover.remove()
     return { result: 'removed' }
   } catch (error) {
     return keep(`removing it failed: ${(error as Error).message}`)

@@ -16,8 +16,7 @@ export interface Leftover {
   holds?(): Promise<string | undefined>
   /** Whether it is still there and still named by nothing, with the records as read just now. */
   stillLeftover(named: Named): Promise<boolean>
-  /** Removes it; `now` is the records read just before. */
-  remove(now: Named): Promise<void>
+  remove(): Promise<void>
   /** How to remove it by hand, when --fix keeps it. */
   byHand?: string
 }

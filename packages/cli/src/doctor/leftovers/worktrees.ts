@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { basename, dirname, sep } from 'node:path'
 import { deleteBranch, escapeRegExp, removeWorktree } from '@svc/core'
 import type { Leftover, LeftoverFinder, Scope } from './leftover.js'
-import { branchKey } from './named.js'
+import { branchKey, type Named } from './named.js'
 import { localBranches, madeAtCommit, workHeld, worktreesOf, type WorktreeEntry } from './git-work.js'
 
 /**
@@ -19,21 +19,26 @@ function madeBySvc(root: string, entry: WorktreeEntry, { paths, settings }: Scop
   return dirname(entry.path) === dirname(root) && beside.test(basename(entry.path))
 }
 
+/** Whether a record names the worktree, by its path or its branch (a session's worktree someone moved by hand). */
+const namedWorktree = (root: string, entry: WorktreeEntry, named: Named) =>
+  named.paths.has(entry.path) || (entry.branch !== undefined && named.branches.has(branchKey(root, entry.branch)))
+
 /** svc's worktrees no session names; removing one removes its branch too when svc made it and it holds nothing. */
 async function worktreeLeftovers(root: string, listed: WorktreeEntry[], scope: Scope): Promise<Leftover[]> {
-  const linked = listed.slice(1).filter((entry) => !scope.named.paths.has(entry.path) && madeBySvc(root, entry, scope))
-  return linked.map(({ path, branch }) => ({
+  const linked = listed.slice(1).filter((entry) => !namedWorktree(root, entry, scope.named) && madeBySvc(root, entry, scope))
+  return linked.map((entry) => ({
     kind: 'worktree',
-    what: `${path} (branch ${branch})`,
+    what: `${entry.path} (branch ${entry.branch})`,
     why: `a worktree of ${root} no session names`,
     namedByRecords: true,
-    holds: () => workHeld(root, branch, path),
-    stillLeftover: async (now) => !now.paths.has(path) && (await worktreesOf(root)).some((entry) => entry.path === path),
-    remove: async (now) => {
-      await removeWorktree(root, path, process.env)
-      if (branch && !now.branches.has(branchKey(root, branch)) && (await madeAtCommit(root, branch))) await deleteBranch(root, branch, process.env)
+    holds: () => workHeld(root, entry.branch, entry.path),
+    stillLeftover: async (now) => !namedWorktree(root, entry, now) && (await worktreesOf(root)).some((listed) => listed.path === entry.path),
+    remove: async () => {
+      await removeWorktree(root, entry.path, process.env)
+      // The branch goes with it when svc made it; held() found no commit of its own on it.
+      if (entry.branch && (await madeAtCommit(root, entry.branch))) await deleteBranch(root, entry.branch, process.env)
     },
-    byHand: `git -C ${root} worktree remove ${path} once its work is safe`,
+    byHand: `git -C ${root} worktree remove ${entry.path} once its work is safe`,
   }))
 }
 
