@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import type { ResponseOf, ServicePaths } from '@svc/protocol'
+import { SVC_VERSION, type ResponseOf, type ServicePaths } from '@svc/protocol'
 import { probe } from '../daemon-process.js'
 import { ERROR_LEVEL, logEntry, logTail } from '../log-tail.js'
 import { fail, note, pass, type Check } from './check.js'
@@ -34,6 +34,9 @@ export async function daemonCheck(paths: ServicePaths, state: DaemonState): Prom
   if ('health' in state) {
     const { health } = state
     const detail = `running, pid ${health.pid}, version ${health.version}, phase ${health.phase}; ${listenersOf(health)}`
+    if (health.version !== SVC_VERSION) {
+      return fail('daemon', `${detail}; this svc is ${SVC_VERSION}`, 'restart it so the two match: svc daemon stop && svc daemon start')
+    }
     if (health.listeners.tcp_configured && !health.listeners.tcp_bound) {
       return fail('daemon', detail, 'another program holds network.listen_addr: svc config set network.listen_addr 127.0.0.1:<free port>')
     }
