@@ -8,6 +8,7 @@ import type { WebSocketServer } from 'ws'
 import { answerClientError } from './client-error.js'
 import { closeWebSockets, STOPPING_REASON } from './going-away.js'
 import { HttpError } from './http-error.js'
+import { WEBSOCKET_OPTIONS } from './websocket-options.js'
 import type { UpgradeListener } from './listeners.js'
 import { decoding } from './plugins/decoding.js'
 import { answerFrameworkError, envelope } from './plugins/envelope.js'
@@ -107,7 +108,7 @@ export async function buildApp({ core, log, token, listeners, previews, agentSer
   await fastify.register(async (upgrading) => {
     // Once the stop has closed the sockets, none opens again here: a client it closed would reconnect to this daemon.
     upgrading.addHook('onRequest', (request, _reply, done) => done(stopping && request.headers.upgrade ? new HttpError(503, STOPPING_REASON) : undefined))
-    await upgrading.register(websocket)
+    await upgrading.register(websocket, WEBSOCKET_OPTIONS)
     sockets = upgrading.websocketServer
     await upgrading.register(eventRoutes(core))
     await upgrading.register(streamRoutes(core, hub, (session, repoId) => core.sessions.remoteLink(session, repoId)))

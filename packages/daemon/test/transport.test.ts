@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import { MAX_BODY_BYTES, REMOVED_KEYS } from '@svc/protocol'
 import { cleanup, send, sendRaw, startDaemon, type TestDaemon } from '@svc/test-kit'
 
@@ -216,6 +217,14 @@ describe('the 16 MiB body cap', () => {
     agent.destroy()
     expect([big.status, next.status]).toEqual([413, 200])
     expect(next.socket).toBe(big.socket)
+  })
+
+  it('closes a WebSocket whose message is over the cap (1009), from its frame header', async () => {
+    const socket = new WebSocket(`ws+unix://${daemon.paths.socket}:/v1/events`)
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve))
+    socket.send(Buffer.alloc(MAX_BODY_BYTES + 1))
+    expect(await closed).toBe(1009)
   })
 
   it('refuses an oversized chunked body with 413 too', async () => {

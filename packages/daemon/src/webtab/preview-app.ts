@@ -7,6 +7,7 @@ import type { Core } from '@svc/core'
 import { answerClientError } from '../client-error.js'
 import { closeWebSockets } from '../going-away.js'
 import { HttpError } from '../http-error.js'
+import { WEBSOCKET_OPTIONS } from '../websocket-options.js'
 import type { UpgradeListener } from '../listeners.js'
 import { bridge, forward } from './forward.js'
 import { PROBE_HOST, type PreviewOrigins } from './origins.js'
@@ -59,7 +60,7 @@ export async function buildPreviewApp(core: Core, origins: PreviewOrigins, log: 
     const status = error instanceof HttpError ? error.statusCode : (error.statusCode ?? 500)
     return reply.code(status).type('text/plain; charset=utf-8').send(error.message)
   })
-  await fastify.register(websocket)
+  await fastify.register(websocket, WEBSOCKET_OPTIONS)
   await fastify.register(replyFrom, REPLY_FROM_OPTIONS)
   passThroughBodies(fastify)
 
