@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { expect, it } from 'vitest'
 import { TabKind } from '@svc/protocol'
 import { setState, type SessionRecord } from './record.js'
@@ -46,4 +48,15 @@ it('keeps answers per filter set, each following the fleet', () => {
   setState(records.get('b') as SessionRecord, 'dead')
   expect(titles(snapshot({ statuses: ['dead'] })).map((session) => session.title)).toEqual(['beta'])
   expect(() => snapshot({ statuses: ['sleepy'] })).toThrow(/unknown status/)
+})
+
+it('keeps no answer for filters longer than any real ones: a hostile body is not held past its answer', () => {
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const { snapshot, titles } = fleet()
+  gc()
+  const before = process.memoryUsage().heapUsed
+  for (let n = 0; n < 16; n++) expect(titles(snapshot({ repo_id: `${n}`.padEnd(1_000_000, 'x') }))).toEqual([])
+  gc()
+  expect(process.memoryUsage().heapUsed - before).toBeLessThan(4 * 1024 * 1024)
 })

@@ -5,6 +5,11 @@ import { encodeSession, type SessionRecord, type SessionWire } from './record.js
 
 /** Snapshot answers kept, one per distinct filter set. */
 const SNAPSHOTS_KEPT = 16
+/**
+ * A filter set longer than this as JSON is answered but not kept: no real one is, and a
+ * hostile body's filters (a repo_id of megabytes) would be held past its answer.
+ */
+const KEPT_FILTERS_MAX_CHARS = 1024
 /** Values per session in `seen`: the record, its revision, status, liveness and in-flight mark. */
 const SEEN_WIDTH = 5
 
@@ -51,10 +56,12 @@ export class WireCache {
     const { records } = this
     if (this.moved(records)) this.generation++
     const key = JSON.stringify(filters)
-    const kept = this.snapshots.get(key)
+    const keep = key.length <= KEPT_FILTERS_MAX_CHARS
+    const kept = keep ? this.snapshots.get(key) : undefined
     if (kept?.generation === this.generation) return kept.json
     const instances = selectSessions(records.values(), filters).map((record) => this.jsonOf(record))
     const json = `{"instances":[${instances.join(',')}],"boot_id":${JSON.stringify(this.bootId)}}`
+    if (!keep) return json
     if (this.snapshots.size >= SNAPSHOTS_KEPT) this.snapshots.clear()
     this.snapshots.set(key, { generation: this.generation, json })
     return json
