@@ -21,7 +21,7 @@ it('sends a change made by time alone at most once per interval per task, and a 
     bus,
     (task) => {
       const wire = { ...task, overdue: overdue.get(task.id) ?? false } as unknown as TaskWire
-      return { wire, json: JSON.stringify(wire) }
+      return { wire, json: JSON.stringify(wire), content: JSON.stringify(wire) }
     },
     MINUTE,
   )

@@ -10,11 +10,15 @@ export function taskFeed(bus: EventBus): TaskFeedFactory {
 /**
  * Task events: each adopted document is compared, task by task, with what ListTasks
  * showed at the one before; a task whose encoding changed is sent, one that is gone is
- * removed. A read that adopts nothing new sends nothing. Between documents, time alone
+ * removed. A read that adopts nothing new sends nothing. The placement (store_generation,
+ * which every write bumps in every task, and the ordinal, which a removal shifts) is not
+ * compared: a write sends the tasks it changed, placed as they are now, not the whole list
+ * to every subscriber. Between documents, time alone
  * moves schedule health (next_run_at, overdue, missed occurrences): such a change is
  * sent too, but at most once per `turnMs` per task.
  */
 export class TaskFeed implements TaskChanges {
+  /** Each task's content as last sent. */
   private readonly sent = new Map<string, string>()
   /** When each task's last change made by time alone was sent. */
   private readonly turnedAt = new Map<string, number>()
@@ -29,11 +33,12 @@ export class TaskFeed implements TaskChanges {
     const gone = new Set(this.sent.keys())
     for (const [ordinal, task] of doc.tasks.entries()) {
       gone.delete(task.id)
-      const { wire, json } = this.encode(task, ordinal, doc)
+      // Not destructured: the wire object and text are made only for a task that is sent.
+      const encoded = this.encode(task, ordinal, doc)
       const before = this.sent.get(task.id)
-      if (before === json) continue
-      this.sent.set(task.id, json)
-      this.bus.publish(before === undefined ? 'task.created' : 'task.updated', wire, json)
+      if (before === encoded.content) continue
+      this.sent.set(task.id, encoded.content)
+      this.bus.publish(before === undefined ? 'task.created' : 'task.updated', encoded.wire, encoded.json)
     }
     for (const id of gone) {
       this.sent.delete(id)
@@ -53,16 +58,16 @@ export class TaskFeed implements TaskChanges {
       const before = this.sent.get(task.id)
       // A task not announced yet is the next adoption's to create.
       if (before === undefined) continue
-      const { wire, json } = this.encode(task, ordinal, doc)
-      if (before === json) continue
+      const encoded = this.encode(task, ordinal, doc)
+      if (before === encoded.content) continue
       const allowed = (this.turnedAt.get(task.id) ?? Number.NEGATIVE_INFINITY) + this.turnMs
       if (now < allowed) {
         held = Math.min(held, allowed)
         continue
       }
-      this.sent.set(task.id, json)
+      this.sent.set(task.id, encoded.content)
       this.turnedAt.set(task.id, now)
-      this.bus.publish('task.updated', wire, json)
+      this.bus.publish('task.updated', encoded.wire, encoded.json)
     }
     return held
   }

@@ -13,8 +13,11 @@ export function turnMsFrom(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(ms) && ms > 0 ? ms : TASK_TURN_MS
 }
 
-/** A task as ListTasks encodes it, and that encoding as text. */
-export type TaskEncoder = (task: TaskRecord, ordinal: number, doc: TaskDocument) => { wire: TaskWire; json: string }
+/**
+ * A task as ListTasks encodes it, that encoding as text, and the text but for its
+ * placement (ordinal and store_generation, which a write moves in tasks it did not touch).
+ */
+export type TaskEncoder = (task: TaskRecord, ordinal: number, doc: TaskDocument) => { wire: TaskWire; json: string; content: string }
 
 /**
  * What hears of the task list's changes: the task feed (events/task-feed.ts), which sits

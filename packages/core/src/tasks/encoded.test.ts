@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest'
+import { expect, it, vi } from 'vitest'
 import type { Config } from '../config/config.js'
 import { EncodedTasks } from './encoded.js'
 import { MISSED_CAP, type LiveState } from './health.js'
@@ -69,4 +69,21 @@ it('follows a run, a store write and the live schedule', () => {
   expect(list(ran).tasks[0]).toMatchObject({ missed_occurrences: 0, next_run_at: '2026-01-01T04:00:00.000Z' })
   const disabled = docOf([task({ enabled: false })], 3)
   expect(list(disabled).tasks[0]).toMatchObject({ arming: 'disabled', store_generation: 3 })
+})
+
+it('places untouched tasks in a new store generation without deriving their health again, encoded as a whole', () => {
+  const { state, list } = encoder()
+  const missed = new MissedOccurrences(MISSED_CAP)
+  const counted = vi.spyOn(missed, 'count')
+  const encoded = new EncodedTasks({ now: () => state.now }, { get: () => POLL } as unknown as Config, () => ({}), missed)
+  const [a, b] = [task({ id: 'a' }), task({ id: 'b' })]
+  encoded.listJson(docOf([a, b], 1))
+  expect(counted).toHaveBeenCalledTimes(2)
+  // A write removed `a`: `b` moves to ordinal 0 of generation 2.
+  const after = docOf([b], 2)
+  const json = encoded.listJson(after)
+  expect(counted).toHaveBeenCalledTimes(2)
+  expect(json).toBe(list(after).json)
+  expect(JSON.parse(json)).toEqual({ tasks: [JSON.parse(JSON.stringify(encoded.encode(b, 0, after)))] })
+  expect(encoded.encode(b, 0, after)).toMatchObject({ id: 'b', ordinal: 0, store_generation: 2 })
 })

@@ -4,10 +4,9 @@ import { healthHoldsUntil, healthOf, type LiveState } from './health.js'
 import type { MissedOccurrences } from './missed.js'
 import type { TaskDocument, TaskRecord, TaskWire } from './record.js'
 
-interface Entry {
+/** A task's encoding up to where it is placed in the store: what time and live state derive. */
+interface Derived {
   task: TaskRecord
-  ordinal: number
-  generation: number
   poll: number
   next: number | undefined
   firedAt: number | undefined
@@ -15,8 +14,38 @@ interface Entry {
   /** Derived at this instant, and true until `until`. */
   at: number
   until: number
-  wire: TaskWire
-  json: string
+  /** The task with its health, and that as JSON text without its closing brace. */
+  fields: Omit<TaskWire, 'ordinal' | 'store_generation'>
+  head: string
+}
+
+/**
+ * A derived task placed at its ordinal in a store generation. The wire object and text are
+ * made when first read: a write bumps every task's generation, and the event feed reads
+ * only the tasks whose content changed.
+ */
+class Entry {
+  private encodedWire: TaskWire | undefined
+  private encodedJson: string | undefined
+
+  constructor(
+    readonly derived: Derived,
+    readonly ordinal: number,
+    readonly generation: number,
+  ) {}
+
+  /** The encoding but for its placement, the same string while the task's health holds. */
+  get content(): string {
+    return this.derived.head
+  }
+
+  get wire(): TaskWire {
+    return (this.encodedWire ??= Object.assign({}, this.derived.fields, { ordinal: this.ordinal, store_generation: this.generation }))
+  }
+
+  get json(): string {
+    return (this.encodedJson ??= `${this.derived.head}"ordinal":${this.ordinal},"store_generation":${this.generation}}`)
+  }
 }
 
 /**
@@ -40,9 +69,9 @@ export class EncodedTasks {
 
   /** The ListTasks response as JSON text. */
   listJson(doc: TaskDocument): string {
-    const tasks = doc.tasks.map((task, ordinal) => this.entry(task, ordinal, doc).json)
+    const entries = doc.tasks.map((task, ordinal) => this.entry(task, ordinal, doc))
     if (this.last?.doc === doc && this.last.derivations === this.derivations) return this.last.json
-    const json = `{"tasks":[${tasks.join(',')}]}`
+    const json = `{"tasks":[${entries.map((entry) => entry.json).join(',')}]}`
     this.last = { doc, derivations: this.derivations, json }
     return json
   }
@@ -52,15 +81,15 @@ export class EncodedTasks {
     return this.entry(task, ordinal, doc).wire
   }
 
-  /** One task as clients see it, with that encoding as text. */
-  encoded(task: TaskRecord, ordinal: number, doc: TaskDocument): { wire: TaskWire; json: string } {
+  /** One task as clients see it, with that encoding as text, and the text but for its placement. */
+  encoded(task: TaskRecord, ordinal: number, doc: TaskDocument): { wire: TaskWire; json: string; content: string } {
     return this.entry(task, ordinal, doc)
   }
 
   /** The earliest instant some encoding derived so far may read differently with time alone. */
   holdsUntil(): number {
     let until = Number.POSITIVE_INFINITY
-    for (const entry of this.entries.values()) until = Math.min(until, entry.until)
+    for (const entry of this.entries.values()) until = Math.min(until, entry.derived.until)
     return until
   }
 
@@ -70,17 +99,28 @@ export class EncodedTasks {
   }
 
   private entry(task: TaskRecord, ordinal: number, doc: TaskDocument): Entry {
+    const cached = this.entries.get(task.id)
+    const derived = this.derived(task, cached?.derived)
+    if (cached?.derived === derived && cached.ordinal === ordinal && cached.generation === doc.store_generation) return cached
+    // Every store write bumps store_generation, which each task carries, and a removal moves
+    // the ordinals after it: only the placement is encoded again then, not the health of
+    // tasks the write did not touch.
+    const entry = new Entry(derived, ordinal, doc.store_generation)
+    this.entries.set(task.id, entry)
+    this.derivations++
+    return entry
+  }
+
+  /** `task` with its health, as `cached` holds it while nothing it depends on moved. */
+  private derived(task: TaskRecord, cached: Derived | undefined): Derived {
     const now = this.clock.now().getTime()
     const poll = this.config.get('daemon_poll_interval')
     const live = this.live(task.id)
     const next = live.next?.getTime()
     const firedAt = live.firedAt?.getTime()
-    const cached = this.entries.get(task.id)
     if (
       cached !== undefined &&
       cached.task === task &&
-      cached.ordinal === ordinal &&
-      cached.generation === doc.store_generation &&
       cached.poll === poll &&
       cached.next === next &&
       cached.firedAt === firedAt &&
@@ -93,22 +133,18 @@ export class EncodedTasks {
     }
     const health = healthOf(task, live, new Date(now), poll, this.missed)
     // Object.assign, not a spread: five times faster here, which 1,000 tasks per read feel.
-    const wire: TaskWire = Object.assign({}, task, health, { ordinal, store_generation: doc.store_generation })
-    const entry: Entry = {
+    const fields = Object.assign({}, task, health)
+    const text = JSON.stringify(fields)
+    return {
       task,
-      ordinal,
-      generation: doc.store_generation,
       poll,
       next,
       firedAt,
       watchEnded: live.watchEnded,
       at: now,
       until: healthHoldsUntil(task, health, poll, this.missed),
-      wire,
-      json: JSON.stringify(wire),
+      fields,
+      head: text === '{}' ? '{' : `${text.slice(0, -1)},`,
     }
-    this.entries.set(task.id, entry)
-    this.derivations++
-    return entry
   }
 }

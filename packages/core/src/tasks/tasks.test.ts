@@ -92,6 +92,30 @@ it('announces a task whose health moves with the clock alone: a missed occurrenc
   expect(updates).toHaveLength(1)
 })
 
+it('announces a write as the tasks it changed, placed as they are now, not every task', async () => {
+  const log = pino({ level: 'silent' })
+  const events = new EventBus(log)
+  const sent: Array<{ type: string; id: string; store_generation: number }> = []
+  events.subscribe((event) => sent.push({ type: event.type, ...(event.data as { id: string; store_generation: number }) }))
+  const tasks = await engine(false, log, systemClock, events)
+  await tasks.restore()
+  events.start()
+  for (const id of ['a', 'b', 'c']) await tasks.add({ task: cron(id) })
+  await vi.waitFor(() => expect(sent).toHaveLength(3))
+  await tasks.update({ id: 'b', update: { prompt: 'changed' } })
+  // The removal shifts the ordinals after it: what c is, apart from its place, did not change.
+  await tasks.remove({ id: 'a' })
+  await vi.waitFor(() => expect(sent).toHaveLength(5))
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  expect(sent.map(({ type, id, store_generation }) => `${type} ${id} ${store_generation}`)).toEqual([
+    'task.created a 1',
+    'task.created b 2',
+    'task.created c 3',
+    'task.updated b 4',
+    'task.removed a undefined',
+  ])
+})
+
 it('announces next_run_at moved by a fire whose result is not recorded yet, once the turn interval passed', async () => {
   const log = pino({ level: 'silent' })
   const events = new EventBus(log)
