@@ -2,3 +2,5 @@
 export function rssMiB(pid: number): number
 export function inspectorOptions(): Promise<{ port: number; env: Record<string, string> }>
 export function heapAfterGc(port: number): Promise<number>
+export function resetPeakRss(pid: number): void
+export function peakRssMiB(pid: number): number

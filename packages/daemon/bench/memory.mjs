@@ -1,13 +1,28 @@
 // A daemon's memory seen from outside: its RSS, and its heap after a full garbage
 // collection run through the inspector (no hook in the daemon itself). Shared by the
 // soak in `pnpm bench` and the memory test.
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import WebSocket from 'ws'
 
 /** Resident set size of `pid`, in MiB. */
 export function rssMiB(pid) {
   const kib = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+  return kib / 1024
+}
+
+/**
+ * Starts the kernel's count of the peak RSS of `pid` (VmHWM) over from its RSS now; Linux
+ * resets it on a write of 5 to clear_refs. Sampling RSS now and then would miss a peak
+ * between samples.
+ */
+export function resetPeakRss(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5')
+}
+
+/** The peak RSS of `pid` since `resetPeakRss`, in MiB. */
+export function peakRssMiB(pid) {
+  const kib = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
   return kib / 1024
 }
 
