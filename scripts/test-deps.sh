@@ -32,6 +32,8 @@ command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || missi
 # The provision_cmd tests run a real sshd (in /usr/sbin, off a user's PATH) and drive it with ssh.
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
+# The docker backend's tests run real containers on Debian's engine (dockerd in /usr/sbin).
+[ -x /usr/sbin/dockerd ] || command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 
 if [ ${#missing[@]} -gt 0 ]; then
   for package in "${missing[@]}"; do echo "test dependencies: installing $package"; done
@@ -39,6 +41,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 else
   echo "test dependencies: all present"
+fi
+
+# --- the Docker Engine ---------------------------------------------------------------
+# No service manager is assumed (CI machines and containers have no systemd): a dockerd
+# that does not answer is started in the background, its log in $SVC_DOCKERD_LOG.
+docker_log="${SVC_DOCKERD_LOG:-${XDG_STATE_HOME:-$HOME/.local/state}/svc/dockerd.log}"
+if docker info >/dev/null 2>&1; then
+  echo "docker engine: answers"
+else
+  dockerd_bin=$(command -v dockerd || echo /usr/sbin/dockerd)
+  mkdir -p "$(dirname "$docker_log")"
+  echo "docker engine: starting $dockerd_bin (log: $docker_log)"
+  as_root nohup "$dockerd_bin" >>"$docker_log" 2>&1 </dev/null &
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { echo "docker engine: dockerd did not answer within 60 s; $docker_log ends:" >&2; tail -n 20 "$docker_log" >&2; exit 1; }
+  echo "docker engine: started"
 fi
 
 # --- the real agent CLIs -------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { backends, Config, ConfigResolver, defaultSettings, programs, readIfExists, systemClock, TrustedRepoConfigs, type Settings } from '@svc/core'
+import { backends, Config, ConfigResolver, DockerEngine, defaultSettings, programs, readIfExists, systemClock, TrustedRepoConfigs, type Settings } from '@svc/core'
 import type { ResponseOf, ServicePaths } from '@svc/protocol'
 import { socketClient } from '../daemon-process.js'
 import { fail, pass, type Check } from './check.js'
@@ -49,10 +49,12 @@ export function catalogOf(paths: ServicePaths, config: Config | undefined, state
     }
   }
   const resolver = config && new ConfigResolver(config, new TrustedRepoConfigs(paths.trustedRepoConfigs), systemClock)
+  // Whether the Docker Engine answers, asked as the daemon would (docker.host), without it.
+  const engine = new DockerEngine({ host: () => settings['docker.host'], env: () => process.env, timeoutMs: 10_000 })
   return {
     settings,
     programs: async () => programs(settings, process.env.PATH),
     projects: () => storedProjects(paths),
-    backends: async (root) => (resolver ? backends(await resolver.forRoot(root)) : { backends: [], default: settings.backend, default_status: 'unavailable' }),
+    backends: async (root) => (resolver ? backends(await resolver.forRoot(root), await engine.unavailable()) : { backends: [], default: settings.backend, default_status: 'unavailable' }),
   }
 }

@@ -16,6 +16,8 @@ export interface Agent {
   accountHome?: string
   /** The file whose presence in that home means logged in. */
   credentialFile?: string
+  /** That home when the variable is unset, relative to the user's home directory. */
+  defaultHome?: string
   /** Variables that carry an identity of their own: removed wherever an account is in use. */
   accountScoped?: string[]
   /** The arguments that start the agent's own login flow. */
@@ -43,6 +45,7 @@ export const AGENTS: Record<string, Agent> = {
     providers: { CLAUDE_CODE_USE_BEDROCK: 'aws', CLAUDE_CODE_USE_VERTEX: 'google', CLAUDE_CODE_USE_FOUNDRY: 'azure' },
     accountHome: 'CLAUDE_CONFIG_DIR',
     credentialFile: '.credentials.json',
+    defaultHome: '.claude',
     accountScoped: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
     loginArgs: 'auth login',
   },
@@ -54,6 +57,7 @@ export const AGENTS: Record<string, Agent> = {
     providers: {},
     accountHome: 'CODEX_HOME',
     credentialFile: 'auth.json',
+    defaultHome: '.codex',
     accountScoped: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_ACCESS_TOKEN'],
     loginArgs: 'login',
   },
@@ -77,7 +81,7 @@ export const AGENTS: Record<string, Agent> = {
 export const AGENT_NAMES = Object.keys(AGENTS)
 
 /** An agent that keeps its credentials in a home of its own, so it can have accounts. */
-export type AccountAgent = Agent & Required<Pick<Agent, 'accountHome' | 'credentialFile' | 'accountScoped' | 'loginArgs'>>
+export type AccountAgent = Agent & Required<Pick<Agent, 'accountHome' | 'credentialFile' | 'defaultHome' | 'accountScoped' | 'loginArgs'>>
 
 export function takesAccounts(agent: Agent | undefined): agent is AccountAgent {
   return agent?.accountHome !== undefined

@@ -51,8 +51,8 @@ function repoKey<T>(tier: ConfigTierName, type: ValueType<T>, defaultValue: T, p
 export const AGENT_GATE_POLICIES = ['accept', 'ask'] as const
 export type AgentGatePolicy = (typeof AGENT_GATE_POLICIES)[number]
 
-/** The backends a session can run on; `hook` is provisioned by the repository's remote_hooks. */
-export const BACKEND_NAMES = ['local', 'hook'] as const
+/** The backends a session can run on; `hook` is provisioned by the repository's remote_hooks, `docker` is a container of docker.image. */
+export const BACKEND_NAMES = ['local', 'hook', 'docker'] as const
 
 function nonEmpty(value: string) {
   if (value.trim() === '') throw new Error('expected a non-empty string')
@@ -119,7 +119,7 @@ export const CONFIG_KEYS = {
     'common',
     word(BACKEND_NAMES),
     'local',
-    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), or hook (a remote agent server on a host the repository's provision_cmd makes, or that its launch_cmd starts)",
+    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), hook (a remote agent server on a host the repository's provision_cmd makes, or that its launch_cmd starts), or docker (a container of docker.image)",
   ),
   'remote_hooks.provision_cmd': repoKey(
     'advanced',
@@ -138,6 +138,31 @@ export const CONFIG_KEYS = {
     string(),
     '',
     'Command run with --name <slug> to tear down a hook session after a kill or a failed create',
+  ),
+  'docker.image': key(
+    'common',
+    string(),
+    '',
+    'The image docker sessions run in (it must be on the engine already and have node 20+, git and tmux; svc image build makes one); svc installs itself into each container',
+    { scope: 'both' },
+  ),
+  'docker.run_args': key(
+    'advanced',
+    string(),
+    '',
+    'Extra docker run arguments for docker sessions\' containers (e.g. "--memory 4g --cpus 2"), split as a shell splits words; svc adds its labels, environment and the agent server\'s port (on 127.0.0.1 only)',
+  ),
+  'docker.host': key(
+    'advanced',
+    string(),
+    '',
+    'The engine docker sessions run on, as DOCKER_HOST (e.g. unix:///run/user/1000/docker.sock); "" = docker\'s own default. The agent server\'s port is published on that engine\'s 127.0.0.1, so it must be an engine on this machine (an ssh:// engine is refused: its port is not forwarded yet)',
+  ),
+  'docker.mount_agent_credentials': key(
+    'advanced',
+    bool,
+    false,
+    "Mount the session program's one credential file (Claude: ~/.claude/.credentials.json, Codex: ~/.codex/auth.json) read-only into its docker container",
   ),
   remote_ssh_command: key(
     'advanced',

@@ -4,6 +4,7 @@ import type { ConfigResolver } from '../config/resolver.js'
 import type { CreationJournal } from '../sessions/reconcile.js'
 import type { SessionRecord } from '../sessions/record.js'
 import type { SessionTable } from '../sessions/table.js'
+import type { DockerEngine } from './docker-engine.js'
 import type { SshTimings } from './ssh-links.js'
 import type { RemoteTokens } from './tokens.js'
 
@@ -20,6 +21,13 @@ export interface HookOptions {
   log: Logger
   /** The environment hooks run with: the daemon's, filtered as a pane's is. */
   hookEnv(): NodeJS.ProcessEnv
+  /** A session's pane environment as a local session of its program gets it (what may cross into its container). */
+  paneEnv(record: SessionRecord): Record<string, string>
+  /** The daemon's SERVICE_HOME and own environment (the portable svc it installs, credential files). */
+  home: string
+  env: NodeJS.ProcessEnv
+  /** The Docker Engine docker sessions run on. */
+  docker: DockerEngine
   /** How long launch_cmd, provision_cmd, delete_cmd and one ssh run may take. */
   timeoutMs: number
   /** CreateSession's intents: a create the daemon died in runs delete_cmd at the next start. */

@@ -11,6 +11,7 @@ import type { HookOptions } from './hook-options.js'
 import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers, type HookCreate } from './hook-servers.js'
 import { HookScripts } from './hook-scripts.js'
+import { DockerProvider } from './docker-provider.js'
 import { LaunchProvider } from './launch-provider.js'
 import type { RemoteLink } from './link.js'
 import type { Providers } from './provider.js'
@@ -52,13 +53,19 @@ export class HookRuntime implements Runtime {
     const providers: Providers = {
       launch: new LaunchProvider(scripts, options.config),
       provision: new ProvisionProvider(scripts, options.config, ssh, options.log),
+      docker: new DockerProvider({ engine: options.docker, scripts, home: options.home, env: options.env, paneEnv: (record) => options.paneEnv(record), config: options.config, log: options.log }),
     }
     this.remotes = new HookRemotes(options, providers)
     this.servers = new HookServers(options, this.remotes, scripts, providers)
     this.teardown = new HookTeardown(options, this.remotes, scripts, providers)
   }
 
-  /** CreateSession with `backend: "hook"` (see HookServers.create). */
+  /** Why the Docker Engine cannot run docker sessions now, or undefined when it answers. */
+  engineDown(): Promise<string | undefined> {
+    return this.options.docker.unavailable()
+  }
+
+  /** CreateSession with `backend: "hook"` or `"docker"` (see HookServers.create). */
   create(create: HookCreate): Promise<SessionRecord> {
     return this.servers.create(create)
   }

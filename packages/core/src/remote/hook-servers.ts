@@ -37,17 +37,20 @@ export interface HookCreate {
   repo: Repository
   settings: Settings
   program: string
+  /** `hook` (the repository's launch_cmd or provision_cmd) or `docker` (a container of docker.image). */
+  backend: 'hook' | 'docker'
 }
 
 /** The journaled intent of a hook record's create or restore, before its script runs. */
 function hookIntent(record: SessionRecord, restore?: HookStep['restore']): HookIntent {
-  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug: placeOf(record).slug, branch: record.branch, ...(restore ? { restore } : {}) } }
+  const { slug, via } = placeOf(record)
+  return { id: record.id, title: record.title, repo_path: record.repo_path, hook: { slug, via, branch: record.branch, ...(restore ? { restore } : {}) } }
 }
 
 /** A failed launch (of a create, or of a restore) as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
 function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined, what: 'start' | 'restore' = 'start'): unknown {
   if (!(error instanceof LaunchFailed)) return error
-  const cleanup = undoFailure ? `; then ${undoFailure}` : `; delete_cmd --name ${intent.hook.slug} ran`
+  const cleanup = undoFailure ? `; then ${undoFailure}` : intent.hook.via === 'docker' ? '; its container was removed' : `; delete_cmd --name ${intent.hook.slug} ran`
   return new Refused(redact(`could not ${what} hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
 }
 
@@ -95,7 +98,7 @@ export class HookServers {
    * and the prompt. Any failure runs delete_cmd and leaves nothing behind: no record, no
    * token file, no ssh directory or master.
    */
-  async create({ request, repo, settings, program }: HookCreate): Promise<SessionRecord> {
+  async create({ request, repo, settings, program, backend }: HookCreate): Promise<SessionRecord> {
     const { table } = this.options
     if (request.account) throw new InvalidRequest('accounts are not supported for hook sessions yet; leave account empty')
     const env = this.options.hookEnv()
@@ -119,13 +122,13 @@ export class HookServers {
         branch_created: false,
         program,
         account: '',
-        backend: 'hook',
+        backend,
         in_place: false,
         created_at: now,
         updated_at: now,
         status: 0,
         tabs: [],
-        remote: { endpoint: '', remote_id: '', slug, via: settings['remote_hooks.provision_cmd'].trim() ? 'provision' : 'launch' },
+        remote: { endpoint: '', remote_id: '', slug, via: backend === 'docker' ? 'docker' : settings['remote_hooks.provision_cmd'].trim() ? 'provision' : 'launch' },
         // A restore's brief names it: the new agent has no other trace of the goal.
         ...(request.prompt ? { first_prompt: request.prompt } : {}),
       }
@@ -168,7 +171,7 @@ export class HookServers {
     if (script && (await stillLeads(script))) await stopGroup(script.pgid)
     for (const provider of Object.values(this.providers)) await provider.undo?.(intent)
     const settings = await this.options.resolver.runnable(intent.repo_path)
-    const failure = await this.scripts.runDelete(settings, intent.repo_path, slug)
+    const failure = this.providers[intent.hook.via ?? 'launch'].scripted ? await this.scripts.runDelete(settings, intent.repo_path, slug) : undefined
     await this.options.tokens.remove(intent.id)
     if (restore) await this.archivedAgain(intent.id, restore.archived)
     return failure
@@ -183,6 +186,7 @@ export class HookServers {
     place.endpoint = ''
     place.remote_id = ''
     delete place.ssh
+    delete place.docker
     if (archived) place.archived = archived
     table.transition(record, 'archived')
     await table.save(record)
@@ -273,5 +277,6 @@ export class HookServers {
     const released = await this.providers[placeOf(record).via].stop(record, { discard: false, force: true })
     if ('kept' in released) this.options.log.warn({ session: record.title, why: released.kept }, 'a failed start left its workspace on the host')
     delete intent.hook.ssh
+    delete intent.hook.docker
   }
 }

@@ -11,6 +11,8 @@ import type { Released } from './ssh-links.js'
  * prints its `{url, token}`; delete_cmd alone takes it away.
  */
 export class LaunchProvider implements RemoteProvider {
+  readonly scripted = true
+
   constructor(
     private readonly scripts: HookScripts,
     private readonly config: Pick<Config, 'get'>,

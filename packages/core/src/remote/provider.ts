@@ -31,6 +31,8 @@ export interface RemoteProvider {
   reach(record: SessionRecord): boolean
   /** What svc itself made for the session goes, its work put on origin first: before delete_cmd. */
   stop(record: SessionRecord, how: Omit<Release, 'branch'>): Promise<Released>
+  /** Whether the repository's delete_cmd takes the rest of its remote away after stop (launch_cmd's and provision_cmd's remotes). */
+  readonly scripted: boolean
   /** The host the session runs on, as rows and messages name it. */
   describe(place: RemotePlace): string
   /** At start: what an interrupted create or restore reached (its intent says) is released. */

@@ -16,6 +16,8 @@ import { placeOf } from './hook-remotes.js'
  * takes the host away.
  */
 export class ProvisionProvider implements RemoteProvider {
+  readonly scripted = true
+
   constructor(
     private readonly scripts: HookScripts,
     private readonly config: Pick<Config, 'get'>,

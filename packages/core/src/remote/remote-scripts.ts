@@ -41,6 +41,20 @@ export interface StartScript {
   restore: boolean
   /** `remote_svc_command`, as the host's shell reads it. */
   svc: string
+  /** The agent server's --listen: loopback, any port, on a host reached over ssh (the default); all addresses and a fixed port in a container, which publishes it. */
+  listen?: string
+  /**
+   * A container's: the file its keeper (see keeperCommand) waits for and runs, now and
+   * after every restart of the container, so the agent server comes back with it. A host
+   * starts it detached instead.
+   */
+  serve?: string
+}
+
+/** The container's main process: runs the serve file once it is there (at every start of the container), then idles so the container outlives a stopped agent server. */
+export function keeperCommand(serve: string): string {
+  const file = shellQuote(serve)
+  return `while [ ! -f ${file} ]; do sleep 0.2; done; sh ${file}; exec tail -f /dev/null`
 }
 
 /**
@@ -51,9 +65,21 @@ export interface StartScript {
  * channel, never a command line). Progress and failures, worded to say what to fix, go
  * to stderr.
  */
-export function startScript({ slug, repo, branch, base, restore, svc }: StartScript): string {
+export function startScript({ slug, repo, branch, base, restore, svc, listen = '127.0.0.1:0', serve }: StartScript): string {
   const [program = 'svc'] = commandWords(svc)
   const b = shellQuote(branch)
+  const server = `${svc} agent-server --home "$home" --workspace "$ws" --listen ${shellQuote(listen)}`
+  // The keeper runs the agent server in the container's own process tree; a host's outlives the ssh session.
+  const launch = serve
+    ? `cat >${shellQuote(`${serve}.tmp`)} <<SERVE
+echo \\$\\$ >"$home/agent-server.pid"
+exec ${server} </dev/null >"$home/endpoint" 2>"$home/agent-server.log"
+SERVE
+mv ${shellQuote(`${serve}.tmp`)} ${shellQuote(serve)} || exit 1`
+    : `detach=
+command -v setsid >/dev/null 2>&1 && detach=setsid
+nohup $detach ${server} </dev/null >"$home/endpoint" 2>"$home/agent-server.log" 3>&- &
+echo "$!" >"$home/agent-server.pid"`
   return `exec 3>&1 1>&2
 ${places(slug)}
 refuse() { printf '%s' "$@"; printf '\\n'; exit ${NOTHING_MADE_EXIT}; }
@@ -78,14 +104,11 @@ else
   git checkout -q --no-track -b ${b} ${base ? `origin/${shellQuote(base)}` : ''} || fail 'could not make branch '${b}${base ? `' from '${shellQuote(base)}' (is it on origin?)'` : ''}
 fi
 (umask 077 && mkdir -p "$home") || exit 1
-detach=
-command -v setsid >/dev/null 2>&1 && detach=setsid
-nohup $detach ${svc} agent-server --home "$home" --workspace "$ws" --listen 127.0.0.1:0 </dev/null >"$home/endpoint" 2>"$home/agent-server.log" 3>&- &
-pid=$!
-echo "$pid" >"$home/agent-server.pid"
+${launch}
 waited=0
 until grep -q '}' "$home/endpoint" 2>/dev/null; do
-  if ! kill -0 "$pid" 2>/dev/null; then
+  pid=$(cat "$home/agent-server.pid" 2>/dev/null)
+  if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
     printf '%s\\n' "svc agent-server exited before it was ready; $home/agent-server.log ends:"
     tail -n 8 "$home/agent-server.log"
     exit 12

@@ -167,7 +167,7 @@ export class HookTeardown {
       throw retireRefusal(record, end, `${released.unreachable}, so its work cannot be put on origin; nothing was torn down: retry once it answers, pass force_reap if the host is gone (what it did not push is then lost), or discard it`)
     }
     if ('kept' in released) await this.keep(record, released.kept, end)
-    const failure = await this.scripts.runDelete(settings, record.repo_path, place.slug)
+    const failure = this.providers[place.via].scripted ? await this.scripts.runDelete(settings, record.repo_path, place.slug) : undefined
     await tokens.remove(record.id)
     this.remotes.drop(record.id)
     place.endpoint = ''

@@ -6,7 +6,11 @@ const defaults = Object.fromEntries(CONFIG_KEY_NAMES.map((name) => [name, CONFIG
 
 function hook(values: Partial<Settings>, distrust?: string) {
   const inForce = { settings: { ...defaults, ...values }, ...(distrust ? { distrust } : {}) }
-  return backends(inForce).backends.find((entry) => entry.name === 'hook')
+  return backends(inForce, undefined).backends.find((entry) => entry.name === 'hook')
+}
+
+function docker(values: Partial<Settings>, engineDown?: string) {
+  return backends({ settings: { ...defaults, ...values } }, engineDown).backends.find((entry) => entry.name === 'docker')
 }
 
 describe('the hook backend', () => {
@@ -31,11 +35,25 @@ describe('the hook backend', () => {
 
   it('is the default a repository names, and what force_remote picks unless backend is given', () => {
     const inForce = { settings: { ...defaults, ...launch, backend: 'hook' } }
-    expect(backends(inForce)).toMatchObject({ default: 'hook', default_status: 'available' })
+    expect(backends(inForce, undefined)).toMatchObject({ default: 'hook', default_status: 'available' })
     expect(backendOf({}, inForce)).toBe('hook')
     expect(backendOf({ force_remote: true }, { settings: { ...defaults, ...launch } })).toBe('hook')
     expect(backendOf({ backend: 'local', force_remote: true }, inForce)).toBe('local')
     expect(() => backendOf({ backend: 'hook' }, { settings: defaults })).toThrow(/backend "hook" is not available \(.*launch_cmd\); available: local/)
     expect(() => backendOf({ backend: 'local', host: 'box' }, inForce)).toThrow(/host "box" names an ssh_hosts entry, which only backend "ssh" runs on; this create's backend is "local"/)
+  })
+})
+
+describe('the docker backend', () => {
+  it('is available when the engine answers and docker.image is set', () => {
+    expect(docker({ 'docker.image': 'svc-dev:1' })).toEqual({ name: 'docker', status: 'available', label: 'Docker (a container of docker.image)' })
+  })
+
+  it('says why not: the engine first, then the image', () => {
+    const down = 'the Docker Engine does not answer at its default socket (Cannot connect); start dockerd, or set docker.host'
+    expect(docker({ 'docker.image': 'svc-dev:1' }, down)).toMatchObject({ status: 'unavailable', reason: down })
+    expect(docker({})?.reason).toMatch(/^docker\.image is not set: svc image build/)
+    expect(() => backendOf({ backend: 'docker' }, { settings: { ...defaults, 'docker.image': 'svc-dev:1' } }, down)).toThrow(`backend "docker" is not available (${down}); available: local`)
+    expect(backendOf({ backend: 'docker' }, { settings: { ...defaults, 'docker.image': 'svc-dev:1' } })).toBe('docker')
   })
 })

@@ -47,24 +47,36 @@ function hookBackend({ settings, distrust }: InForce): Backend {
   return reason ? { name: 'hook', status: 'unavailable', reason, label } : { name: 'hook', status: 'available', label }
 }
 
-function backendList(inForce: InForce): Backend[] {
-  return [{ name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' }, hookBackend(inForce)]
+/**
+ * Whether the docker backend can run sessions of a repository, and why not: the engine
+ * must answer (`engineDown` says why it does not) and docker.image be set.
+ */
+function dockerBackend({ settings }: InForce, engineDown: string | undefined): Backend {
+  const label = 'Docker (a container of docker.image)'
+  const reason = engineDown ?? (settings['docker.image'].trim() ? undefined : 'docker.image is not set: svc image build makes an image with node, git and tmux, then svc config set docker.image TAG')
+  return reason ? { name: 'docker', status: 'unavailable', reason, label } : { name: 'docker', status: 'available', label }
 }
 
-/** Where a session of the repository can run, why not where it cannot, and the repository's default. */
-export function backends(inForce: InForce): Backends {
-  const entries = backendList(inForce)
+function backendList(inForce: InForce, engineDown: string | undefined): Backend[] {
+  return [{ name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' }, hookBackend(inForce), dockerBackend(inForce, engineDown)]
+}
+
+/** The backend a create asks for: `force_remote` means `hook` only when `backend` is empty; neither means the repository's `backend`. */
+export function requestedBackend(request: { backend?: string; force_remote?: boolean }, settings: InForce['settings']): string {
+  return request.backend || (request.force_remote ? 'hook' : settings.backend)
+}
+
+/** Where a session of the repository can run, why not where it cannot, and the repository's default; `engineDown` says why the Docker Engine does not answer. */
+export function backends(inForce: InForce, engineDown: string | undefined): Backends {
+  const entries = backendList(inForce, engineDown)
   const fallback = entries.find((entry) => entry.name === inForce.settings.backend)
   return { backends: entries, default: inForce.settings.backend, default_status: fallback?.status ?? 'unavailable' }
 }
 
-/**
- * The backend a create asks for: `force_remote` means `hook` only when `backend` is
- * empty; neither means the repository's `backend`. Refused, saying why, when it cannot run.
- */
-export function backendOf(request: { backend?: string; force_remote?: boolean; host?: string }, inForce: InForce): string {
-  const entries = backendList(inForce)
-  const backend = request.backend || (request.force_remote ? 'hook' : inForce.settings.backend)
+/** The backend a create asks for (see requestedBackend), refused, saying why, when it cannot run; `engineDown` as for backends. */
+export function backendOf(request: { backend?: string; force_remote?: boolean; host?: string }, inForce: InForce, engineDown?: string): string {
+  const entries = backendList(inForce, engineDown)
+  const backend = requestedBackend(request, inForce.settings)
   const entry = entries.find((candidate) => candidate.name === backend)
   if (entry?.status !== 'available') {
     const reason = entry?.reason ? ` (${entry.reason})` : ''

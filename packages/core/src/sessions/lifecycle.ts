@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js'
 import type { ConfigResolver } from '../config/resolver.js'
 import { InvalidRequest } from '../errors.js'
 import { resolveRepository, type Repository } from '../infra/git.js'
-import { backendOf } from './catalog.js'
+import { backendOf, requestedBackend } from './catalog.js'
 import type { Observer } from './observer.js'
 import type { Prompts } from './prompts.js'
 import { isLive, runtimeReplaced, setState, stateOf, type SessionRecord } from './record.js'
@@ -36,8 +36,8 @@ export interface LifecycleOptions {
   creations: CreationJournal
   /** Handoffs the daemon died in: completed or reverted before sessions are re-attached. */
   handoffs: Pick<Handoffs, 'reconcile'>
-  /** Creates the sessions whose backend is `hook`. */
-  hook: Pick<HookRuntime, 'create'>
+  /** Creates the sessions whose backend is `hook` or `docker`. */
+  hook: Pick<HookRuntime, 'create' | 'engineDown'>
 }
 
 /**
@@ -109,12 +109,14 @@ export class Lifecycle {
     const repo = await resolveRepository(request.repo_path)
     // Before anything is made: a repository config that is malformed, or names commands not trusted, refuses the create.
     const settings = await options.resolver.runnable(repo.root)
-    const backend = backendOf(request, { settings })
+    // The Docker Engine is asked only for a docker create.
+    const engineDown = requestedBackend(request, settings) === 'docker' ? await options.hook.engineDown() : undefined
+    const backend = backendOf(request, { settings }, engineDown)
     const program = (request.program ?? '').trim() || settings.default_program
     const account = request.account ?? ''
-    if (backend === 'hook') {
+    if (backend === 'hook' || backend === 'docker') {
       await options.repository(repo)
-      return options.hook.create({ request, repo, settings, program })
+      return options.hook.create({ request, repo, settings, program, backend })
     }
     if (account) panes.accountHome(program, account)
     await options.repository(repo)

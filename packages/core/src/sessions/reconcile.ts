@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import { readJsonFiles, writeFileDurable, type JsonFiles } from '../infra/durable.js'
 import type { Tmux } from '../infra/tmux.js'
 import type { LedGroup } from '../infra/process-group.js'
-import { stateOf, type ArchivedPush, type SessionRecord, type SshPlace } from './record.js'
+import { stateOf, type ArchivedPush, type SessionRecord, type SshPlace, type DockerPlace, type RemotePlace } from './record.js'
 import { deleteBranch, removeWorktree } from './worktree.js'
 
 /**
@@ -39,12 +39,16 @@ export interface CreationIntent {
  */
 export interface HookStep {
   slug: string
+  /** The session's provider (absent in older journals: launch_cmd's or provision_cmd's, which delete_cmd undoes). */
+  via?: RemotePlace['via']
   /** The session's branch: work on the host is pushed there before its workspace goes. */
   branch: string
   /** launch_cmd or provision_cmd while it runs. */
   script?: LedGroup
   /** The host provision_cmd printed, once svc reaches it. */
   ssh?: SshPlace
+  /** A docker session's container, named before `docker run`: removed (its work pushed first) by the undo. */
+  docker?: DockerPlace
   /** A restore's: the record stays and, undone, is archived again with what its archive pushed. */
   restore?: { archived?: ArchivedPush }
   /** A teardown's (kill, archive, a restore's old remote), its push made: finished, never undone. */

@@ -85,7 +85,9 @@ export interface RemotePlace {
   remote_id: string
   /** `--name` of launch_cmd and delete_cmd. */
   slug: string
-  via: 'launch' | 'provision'
+  via: 'launch' | 'provision' | 'docker'
+  /** Docker sessions: the container svc made, and the agent server's port published on 127.0.0.1. */
+  docker?: DockerPlace
   /** Provisioned sessions: the host reached over ssh, and the agent server's port there (the endpoint is a local forward to it). */
   ssh?: SshPlace
   /** The remote row's idle reason, as last seen. */
@@ -118,6 +120,20 @@ export interface SshPlace {
   user?: string
   /** The agent server's port on the host's loopback. */
   remote_port: number
+}
+
+/** A docker session's container. */
+export interface DockerPlace {
+  /** Its name, `svc-<session id>`: journaled before `docker run`, so an interrupted create finds it. */
+  container: string
+  /** The agent server's port on 127.0.0.1, published from the container. */
+  port: number
+}
+
+/** The host a hook session's row names: `docker` for a container, the ssh host, or the endpoint's. */
+function remoteHostOf(place: RemotePlace | undefined): string | undefined {
+  if (place?.docker) return 'docker'
+  return place?.ssh?.host ?? (place?.endpoint ? new URL(place.endpoint).hostname : undefined)
 }
 
 /** Go's zero time and anything before it: what an unset timestamp looks like once stored. */
@@ -231,7 +247,8 @@ export function archivedRef(record: SessionRecord): string | undefined {
  */
 export function remotePathOf(record: SessionRecord): string | undefined {
   const place = record.remote
-  const host = place?.ssh?.host ?? (place?.endpoint ? new URL(place.endpoint).hostname : undefined)
+  // A container's, as docker cp names it: <container>:<path>.
+  const host = place?.docker?.container ?? remoteHostOf(place)
   return host && record.path && (place?.endpoint || place?.kept) ? `${host}:${record.path}` : undefined
 }
 
@@ -286,7 +303,7 @@ export function encodeSession(
     // HandoffSession takes any live session, a running one included.
     can_handoff: isLive(record) && !record.remote,
     is_root: record.root === true,
-    remote_host: record.remote?.ssh?.host ?? (record.remote?.endpoint ? new URL(record.remote.endpoint).hostname : undefined),
+    remote_host: remoteHostOf(record.remote),
     remote_unreachable: record.remote?.unreachable || undefined,
     remote_path: remotePathOf(record),
   }

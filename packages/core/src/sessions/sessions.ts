@@ -18,6 +18,7 @@ import { EditorSecret } from './editor-secret.js'
 import { stateOf, type SessionRecord, type TabRecord } from './record.js'
 import { Panes, type Runtime } from './runtime.js'
 import { LocalRuntime } from './local-runtime.js'
+import { DockerEngine } from '../remote/docker-engine.js'
 import { HookRuntime } from '../remote/hook-runtime.js'
 import { hookTimeoutMs } from '../remote/hook-command.js'
 import { RemoteTokens } from '../remote/tokens.js'
@@ -61,6 +62,8 @@ export class Sessions {
   readonly leases = new Leases()
   /** Editor passwords and editor preview origins derive from it. */
   readonly editorSecret: EditorSecret
+  /** The Docker Engine docker sessions run on (ListBackends asks it whether it answers). */
+  readonly docker: DockerEngine
   private readonly table: SessionTable
   private readonly store: SessionStore
   private readonly panes: Panes
@@ -89,6 +92,7 @@ export class Sessions {
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
     const screens = new AgentScreens(this.tmux, options.log, (record) => gatePolicy(options.resolver, record.repo_path), composerWaitMs(options.env))
+    this.docker = new DockerEngine({ host: () => options.config.get('docker.host'), env: () => panes.subprocessEnv(), timeoutMs: hookTimeoutMs(options.env) })
     const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.settle(intent))
     this.creations = creations
     this.hook = new HookRuntime({
@@ -101,6 +105,10 @@ export class Sessions {
       tokens: new RemoteTokens(options.paths.remoteTokens),
       log: options.log,
       hookEnv: () => panes.subprocessEnv(),
+      paneEnv: (record) => panes.environment({ ...record, account: '' }),
+      home: options.paths.home,
+      env: options.env,
+      docker: this.docker,
       timeoutMs: hookTimeoutMs(options.env),
       bootId: options.bootId,
       targetedBy: (record) => this.targetedBy(record),

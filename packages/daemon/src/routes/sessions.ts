@@ -5,7 +5,7 @@ import { PreEncoded, type GroupHandlers } from './group.js'
 export function sessionRoutes({ sessions, resolver, env }: Core): GroupHandlers<'sessions'> {
   return {
     CreateSession: async (body) => ({ instance: sessions.wire.describe(await sessions.lifecycle.create(body)) }),
-    ListBackends: async ({ repo_path }) => backends(await resolver.inForce(repo_path)),
+    ListBackends: async ({ repo_path }) => backends(await resolver.inForce(repo_path), await sessions.docker.unavailable()),
     ListPrograms: async ({ repo_path }) => programs((await resolver.inForce(repo_path)).settings, env.PATH),
     SuggestSessionName: () => ({ name: sessions.suggestName() }),
     Snapshot: (body) => PreEncoded.of(sessions.wire.snapshotJson(body)),

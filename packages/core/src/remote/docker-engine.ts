@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process'
+
+/** One docker command's outcome. */
+export interface DockerRun {
+  /** Its exit code; null when it did not exit by itself (a timeout) or could not start. */
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export interface DockerEngineOptions {
+  /** `docker.host`, read at each run: DOCKER_HOST for every docker command ("" = docker's default). */
+  host(): string
+  /** The environment docker commands run with: the daemon's, filtered as a pane's is. */
+  env(): NodeJS.ProcessEnv
+  /** How long one docker command may take. */
+  timeoutMs: number
+}
+
+/** How long the engine's answer (or silence) is believed before it is asked again. */
+const STATUS_TTL_MS = 5_000
+
+/** The last line of a docker command's stderr: its message, without the usage text. */
+export function lastLine(text: string): string {
+  return text.trim().split('\n').filter(Boolean).at(-1)?.trim() ?? ''
+}
+
+/**
+ * The Docker Engine as svc drives it: the `docker` CLI, with DOCKER_HOST from
+ * `docker.host`, never a secret on its argv (values travel in its environment).
+ */
+export class DockerEngine {
+  private status: { at: number; why: Promise<string | undefined> } | undefined
+
+  constructor(private readonly options: DockerEngineOptions) {}
+
+  /** Runs `docker <args>`; `env` adds to its environment (the values of `-e NAME`). */
+  run(args: string[], { env = {}, timeoutMs = this.options.timeoutMs }: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<DockerRun> {
+    const host = this.options.host().trim()
+    const full = { ...this.options.env(), ...env, ...(host ? { DOCKER_HOST: host } : {}) }
+    return new Promise((resolve) => {
+      execFile('docker', args, { env: full, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (!error) return resolve({ code: 0, stdout, stderr })
+        const failed = error as NodeJS.ErrnoException & { code?: number | string; killed?: boolean }
+        if (failed.code === 'ENOENT') return resolve({ code: null, stdout: '', stderr: 'the docker command is not installed on this machine (install Docker Engine, e.g. Debian\'s docker.io)' })
+        if (failed.killed) return resolve({ code: null, stdout, stderr: `docker ${args[0]} gave no answer within ${timeoutMs / 1000} s` })
+        resolve({ code: typeof failed.code === 'number' ? failed.code : null, stdout, stderr: stderr || failed.message })
+      })
+    })
+  }
+
+  /** Why the engine cannot run containers now (worded to show), or undefined when it answers; believed for a few seconds. */
+  unavailable(): Promise<string | undefined> {
+    const far = remoteEngine(this.options.host())
+    if (far) return Promise.resolve(far)
+    const now = Date.now()
+    if (this.status && now - this.status.at < STATUS_TTL_MS) return this.status.why
+    const why = this.run(['version', '--format', '{{.Server.Version}}'], { timeoutMs: 10_000 }).then(({ code, stdout, stderr }) => {
+      if (code === 0 && stdout.trim()) return undefined
+      const where = this.options.host().trim() || 'its default socket'
+      return `the Docker Engine does not answer at ${where} (${lastLine(stderr) || 'no server version'}); start dockerd, or set docker.host`
+    })
+    this.status = { at: now, why }
+    return why
+  }
+
+  /** Whether the engine has `image` (never pulled: a session runs only what is there). */
+  async hasImage(image: string): Promise<boolean> {
+    return (await this.run(['image', 'inspect', '--format', '{{.Id}}', image])).code === 0
+  }
+
+  /** A container's labels. */
+  async labels(container: string): Promise<Record<string, string>> {
+    const { code, stdout } = await this.run(['inspect', '--format', '{{json .Config.Labels}}', container])
+    return code === 0 ? ((JSON.parse(stdout) as Record<string, string> | null) ?? {}) : {}
+  }
+
+  /** The names of the containers carrying every given label (`name=value`), running or not. */
+  async labelled(...labels: string[]): Promise<string[]> {
+    const filters = labels.flatMap((label) => ['--filter', `label=${label}`])
+    const { code, stdout, stderr } = await this.run(['ps', '-a', '--format', '{{.Names}}', ...filters])
+    if (code !== 0) throw new Error(`docker ps failed: ${lastLine(stderr)}`)
+    return stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+  }
+}
+
+/**
+ * Why an engine at `host` (docker.host) cannot serve docker sessions: one on another
+ * machine publishes the agent server's port on that machine's loopback, which this
+ * daemon does not forward; undefined for this machine's engines.
+ */
+export function remoteEngine(host: string): string | undefined {
+  const value = host.trim()
+  if (!value || value.startsWith('unix://') || value.startsWith('npipe://')) return undefined
+  if (/^tcp:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(value)) return undefined
+  return `docker.host ${value} is an engine on another machine: it would publish the agent server's port on that machine's 127.0.0.1, which svc does not forward yet; use an engine on this machine`
+}
