@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll } from 'vitest'
 import { SVC_VERSION } from '@svc/protocol'
 import { packSvc } from '../../../scripts/pack-svc.mjs'
+import { startPrivateEngine, type PrivateEngine } from './docker-engine-kit.js'
 import { tempHomes, type TestDaemon } from './harness.js'
 import { makeHookRepo } from './hook-kit.js'
 import { FAKE_AGENT, startSessionDaemon } from './sessions-kit.js'
@@ -81,11 +82,21 @@ export interface DockerWorld {
   origin: string
   image: string
   daemon: TestDaemon
+  /** With `privateEngine`: the engine the world runs on (docker.host and this process's DOCKER_HOST name it). */
+  engine?: PrivateEngine
+}
+
+export interface DockerWorldOptions {
+  /** Run on an engine of the file's own (see startPrivateEngine), which it may stop and start. */
+  privateEngine?: boolean
+  /** More of the home daemon's settings and environment. */
+  settings?: Record<string, unknown>
+  env?: Record<string, string>
 }
 
 /** The home daemon's settings for docker sessions of `image`: the fake agent's directory mounted read-only. */
-export function dockerSettings(image: string): Record<string, unknown> {
-  return { docker: { image, run_args: `-v ${FIXTURES}:${FIXTURES}:ro` } }
+export function dockerSettings(image: string, host = ''): Record<string, unknown> {
+  return { docker: { image, host, run_args: `-v ${FIXTURES}:${FIXTURES}:ro` } }
 }
 
 /** Removes every container a daemon's home made. */
@@ -100,16 +111,23 @@ export function removeContainersOf(home: string): void {
  * artifact packed when missing, the daemon started with SVC_ARTIFACT; afterwards its
  * containers, the image and the homes removed.
  */
-export function useDockerWorld(): DockerWorld {
+export function useDockerWorld({ privateEngine = false, settings = {}, env = {} }: DockerWorldOptions = {}): DockerWorld {
   const homes = tempHomes()
   const world = {} as DockerWorld
   beforeAll(async () => {
+    if (privateEngine) {
+      world.engine = await startPrivateEngine()
+      // This file's docker commands (and the image build) go to it too.
+      process.env.DOCKER_HOST = world.engine.host
+    }
     // Named before it is built: removed afterwards even when the build fails half way.
     world.image = `svc-test:${process.pid}-${Date.now().toString(36)}`
     const [artifact] = await Promise.all([ensureArtifact(), buildTestImage(world.image)])
     const { dir, repo, origin } = await makeHookRepo(homes)
     Object.assign(world, { dir, repo, origin })
-    world.daemon = await startSessionDaemon({ home: join(dir, 'svc'), env: { SVC_ARTIFACT: artifact }, settings: dockerSettings(world.image) })
+    const base = dockerSettings(world.image, world.engine?.host)
+    const merged = { ...base, ...settings, docker: { ...(base.docker as object), ...(settings.docker as object | undefined) } }
+    world.daemon = await startSessionDaemon({ home: join(dir, 'svc'), env: { SVC_ARTIFACT: artifact, ...env }, settings: merged })
   }, 300_000)
   afterAll(async () => {
     if (world.daemon) {
@@ -117,6 +135,7 @@ export function useDockerWorld(): DockerWorld {
       removeContainersOf(world.daemon.home)
     }
     if (world.image) removeImages(world.image)
+    await world.engine?.close()
     await homes.release()
   }, 120_000)
   return world

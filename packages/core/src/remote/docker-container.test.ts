@@ -12,7 +12,7 @@ describe('a docker session container', () => {
   })
 
   it("lets the agent's and passthrough names cross, never this machine's paths, user or sockets", () => {
-    const pane = { PATH: '/usr/bin', HOME: '/home/me', USER: 'me', SSH_AUTH_SOCK: '/tmp/a', XDG_RUNTIME_DIR: '/run/1', LANG: 'C.UTF-8', ANTHROPIC_API_KEY: 'k', MY_PASSED: 'x', SVC_SESSION_ID: '1' }
+    const pane = { PATH: '/usr/bin', HOME: '/home/me', USER: 'me', SSH_AUTH_SOCK: '/tmp/a', XDG_RUNTIME_DIR: '/run/1', CLAUDE_CONFIG_DIR: '/home/me/.claude', LANG: 'C.UTF-8', ANTHROPIC_API_KEY: 'k', MY_PASSED: 'x', SVC_SESSION_ID: '1' }
     expect(crossingNames(pane)).toEqual(['ANTHROPIC_API_KEY', 'LANG', 'MY_PASSED'])
   })
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { agentOf, takesAccounts } from '../agents/agent.js'
+import { AGENTS, agentOf, takesAccounts } from '../agents/agent.js'
 import { commandWords } from '../infra/command-words.js'
 import { CONTAINER_SVC_DIR } from './svc-install.js'
 
@@ -29,14 +29,19 @@ export function localOrigin(origin: string, root: string): string | undefined {
   return isAbsolute(origin) ? origin : resolve(root, origin)
 }
 
+/** Pane names that describe this machine: its paths, user, display, agent sockets, the agents' credential homes, the local session. */
+const MACHINE_NAMES = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'DISPLAY', 'WAYLAND_DISPLAY', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'SVC_SESSION_ID', 'SVC_SESSION_TITLE',
+  ...Object.values(AGENTS).flatMap((agent) => (agent.accountHome ? [agent.accountHome] : [])),
+])
+
 /**
  * The pane environment names that cross into a container: the agent's own, the cloud
- * group it selects, session_env_passthrough's, and the allowlist's that describe no
- * part of this machine (this machine's PATH, HOME, user, display and agent sockets stay out).
+ * group it selects, session_env_passthrough's, and the allowlist's, but none that
+ * describes this machine (MACHINE_NAMES, XDG_*).
  */
 export function crossingNames(paneEnv: Record<string, string>): string[] {
-  const local = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'DISPLAY', 'WAYLAND_DISPLAY', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'SVC_SESSION_ID', 'SVC_SESSION_TITLE'])
-  return Object.keys(paneEnv).filter((name) => !local.has(name) && !name.startsWith('XDG_')).sort()
+  return Object.keys(paneEnv).filter((name) => !MACHINE_NAMES.has(name) && !name.startsWith('XDG_')).sort()
 }
 
 /**

@@ -30,7 +30,7 @@ export function lastLine(text: string): string {
  * `docker.host`, never a secret on its argv (values travel in its environment).
  */
 export class DockerEngine {
-  private status: { at: number; why: Promise<string | undefined> } | undefined
+  private status: { host: string; at: number; why: Promise<string | undefined> } | undefined
 
   constructor(private readonly options: DockerEngineOptions) {}
 
@@ -51,16 +51,17 @@ export class DockerEngine {
 
   /** Why the engine cannot run containers now (worded to show), or undefined when it answers; believed for a few seconds. */
   unavailable(): Promise<string | undefined> {
-    const far = remoteEngine(this.options.host())
+    const host = this.options.host().trim()
+    const far = remoteEngine(host)
     if (far) return Promise.resolve(far)
     const now = Date.now()
-    if (this.status && now - this.status.at < STATUS_TTL_MS) return this.status.why
+    if (this.status?.host === host && now - this.status.at < STATUS_TTL_MS) return this.status.why
     const why = this.run(['version', '--format', '{{.Server.Version}}'], { timeoutMs: 10_000 }).then(({ code, stdout, stderr }) => {
       if (code === 0 && stdout.trim()) return undefined
-      const where = this.options.host().trim() || 'its default socket'
+      const where = host || 'its default socket'
       return `the Docker Engine does not answer at ${where} (${lastLine(stderr) || 'no server version'}); start dockerd, or set docker.host`
     })
-    this.status = { at: now, why }
+    this.status = { host, at: now, why }
     return why
   }
 

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino'
-import { commandLineOf } from '../agents/agent.js'
 import type { Config } from '../config/config.js'
 import { freePort } from '../sessions/runtime.js'
 import type { HookIntent } from '../sessions/reconcile.js'
@@ -119,7 +118,7 @@ export class DockerProvider implements RemoteProvider {
 
   // ---------------------------------------------------------------- steps
 
-  private async runContainer(record: SessionRecord, { settings, origin }: StartPlan, image: string): Promise<void> {
+  private async runContainer(record: SessionRecord, { origin }: StartPlan, image: string): Promise<void> {
     const { engine, config, env } = this.options
     const docker = placeOf(record).docker as NonNullable<RemotePlace['docker']>
     const paneEnv = this.options.paneEnv(record)
@@ -128,7 +127,7 @@ export class DockerProvider implements RemoteProvider {
     const local = localOrigin(origin, record.repo_path)
     if (local) mounts.push(`${local}:${local}`)
     if (config.get('docker.mount_agent_credentials') === true) {
-      const file = credentialFile(commandLineOf(record.program, settings.program_overrides), env, await this.homeOf(image))
+      const file = credentialFile(record.program, env, await this.homeOf(image))
       if (file) mounts.push(`${file.source}:${file.target}:ro`)
     }
     // The slug and branch let a start's sweep push what a container no record names holds before removing it.

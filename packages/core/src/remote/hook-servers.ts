@@ -50,8 +50,9 @@ function hookIntent(record: SessionRecord, restore?: HookStep['restore']): HookI
 /** A failed launch (of a create, or of a restore) as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
 function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined, what: 'start' | 'restore' = 'start'): unknown {
   if (!(error instanceof LaunchFailed)) return error
-  const cleanup = undoFailure ? `; then ${undoFailure}` : intent.hook.via === 'docker' ? '; its container was removed' : `; delete_cmd --name ${intent.hook.slug} ran`
-  return new Refused(redact(`could not ${what} hook session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+  const docker = intent.hook.via === 'docker'
+  const cleanup = undoFailure ? `; then ${undoFailure}` : docker ? '; nothing of it is left' : `; delete_cmd --name ${intent.hook.slug} ran`
+  return new Refused(redact(`could not ${what} ${docker ? 'docker' : 'hook'} session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
 }
 
 /** The origin URL hook sessions clone, as the home repository has it, without credentials. */
