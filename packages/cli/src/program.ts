@@ -8,6 +8,7 @@ import { daemonCommand } from './commands/daemon.js'
 import { doctorCommand } from './commands/doctor.js'
 import { eventsCommand } from './commands/events.js'
 import { healthCommand } from './commands/health.js'
+import { imageCommand } from './commands/image.js'
 import { programsCommand } from './commands/programs.js'
 import { projectsCommand } from './commands/projects.js'
 import { routesCommand } from './commands/routes.js'
@@ -44,6 +45,7 @@ Exit codes: 0 ok, 1 the daemon refused (svc doctor: something is wrong), 2 usage
   tabsCommand(svc)
   projectsCommand(svc)
   programsCommand(svc)
+  imageCommand(svc)
   accountsCommand(svc)
   configCommand(svc)
   tasksCommand(svc)

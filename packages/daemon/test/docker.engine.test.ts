@@ -17,7 +17,7 @@ describe('a docker session whose engine restarts', () => {
     expect(down).toMatchObject({ id: before.id, remote_host: 'docker', idle_reason: before.idle_reason })
     // Its work cannot be pushed first: nothing is deleted on a guess.
     const kill = await world.daemon.post('/v1/KillSession', { id: before.id })
-    expect(kill.json.error.message).toContain('could not kill hook session "engine"')
+    expect(kill.json.error.message).toContain('could not kill docker session "engine"')
     const backends = await world.daemon.client.call('ListBackends', { repo_path: world.repo })
     expect(backends.backends.find((backend) => backend.name === 'docker')).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('the Docker Engine does not answer at unix://') })
 

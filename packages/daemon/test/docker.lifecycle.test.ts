@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { containersLabelled, docker, git, record, session, useDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
@@ -55,5 +56,28 @@ describe('a docker session, streamed, archived, restored and killed', () => {
     expect(existsSync(tokenFile(id))).toBe(false)
     expect(git(world.origin, 'show', 'agent/cycle:more.txt')).toBe('more\n')
     await waitFor(async () => !(await world.daemon.client.call('Snapshot', {})).instances.some((row) => row.id === id))
+  })
+
+  it('keeps a container whose work origin refuses, its agent running, until kill --discard', async () => {
+    const created = await world.daemon.client.call('CreateSession', { repo_path: world.repo, title: 'stuck', backend: 'docker', prompt: 'start' })
+    const { id } = created.instance
+    await ready('stuck')
+    const container = `svc-${id}`
+    inWorkspace(container, 'stuck', 'echo unpushed > work.txt')
+    // Origin refuses every push.
+    const hook = join(world.origin, 'hooks', 'pre-receive')
+    await writeFile(hook, '#!/bin/sh\necho no pushes today >&2\nexit 1\n', { mode: 0o755 })
+    try {
+      const kill = await world.daemon.post('/v1/KillSession', { id })
+      expect(kill.json.error.message).toContain('could not kill docker session "stuck": the remote at docker could not push')
+      expect(kill.json.error.message).toContain('its agent was started there again, its work kept there and nothing torn down')
+      expect(containersLabelled(`svc.session=${id}`)).toEqual([container])
+      expect(inWorkspace(container, 'stuck', 'cat work.txt')).toBe('unpushed\n')
+      expect(await session(world.daemon, 'stuck')).toMatchObject({ remote_host: 'docker', remote_path: `${container}:/root/svc-workspaces/stuck` })
+      await world.daemon.client.call('KillSession', { id, discard: true })
+      expect(containersLabelled(`svc.session=${id}`)).toEqual([])
+    } finally {
+      await rm(hook, { force: true })
+    }
   })
 })

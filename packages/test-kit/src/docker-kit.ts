@@ -84,6 +84,8 @@ export interface DockerWorld {
   daemon: TestDaemon
   /** With `privateEngine`: the engine the world runs on (docker.host and this process's DOCKER_HOST name it). */
   engine?: PrivateEngine
+  /** The daemon stopped with `signal` (SIGKILL: a crash), `meanwhile` run, and the daemon started again on its home, as it was. */
+  restart(signal?: NodeJS.Signals, meanwhile?: () => Promise<void>): Promise<void>
 }
 
 export interface DockerWorldOptions {
@@ -127,7 +129,13 @@ export function useDockerWorld({ privateEngine = false, settings = {}, env = {} 
     Object.assign(world, { dir, repo, origin })
     const base = dockerSettings(world.image, world.engine?.host)
     const merged = { ...base, ...settings, docker: { ...(base.docker as object), ...(settings.docker as object | undefined) } }
-    world.daemon = await startSessionDaemon({ home: join(dir, 'svc'), env: { SVC_ARTIFACT: artifact, ...env }, settings: merged })
+    const options = { home: join(dir, 'svc'), env: { SVC_ARTIFACT: artifact, ...env }, settings: merged }
+    world.daemon = await startSessionDaemon(options)
+    world.restart = async (signal, meanwhile) => {
+      await world.daemon.stop(signal)
+      await meanwhile?.()
+      world.daemon = await startSessionDaemon(options)
+    }
   }, 300_000)
   afterAll(async () => {
     if (world.daemon) {

@@ -239,5 +239,5 @@ function teardownIntent(record: SessionRecord, { end, forceReap, discard }: Reti
 
 function retireRefusal(record: SessionRecord, end: Retire['end'], why: string): Refused {
   const verb = end === 'archived' ? 'archive' : end === 'removed' ? 'kill' : 'restore'
-  return new Refused(`could not ${verb} hook session ${quote(record.title)}: ${why}`)
+  return new Refused(`could not ${verb} ${placeOf(record).via === 'docker' ? 'docker' : 'hook'} session ${quote(record.title)}: ${why}`)
 }
