@@ -18,8 +18,9 @@ import { run as hook } from './hook.mjs'
 import { run as ssh } from './ssh.mjs'
 import { run as remoteFaults } from './remote-faults.mjs'
 import { run as pack } from './pack.mjs'
+import { run as docker } from './docker.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh, 'remote-faults': remoteFaults, pack }
+const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh, 'remote-faults': remoteFaults, pack, docker }
 const args = process.argv.slice(2)
 const only = args.filter((arg) => !arg.startsWith('--'))
 

@@ -8,7 +8,7 @@ import { remoteEngine } from './docker-engine.js'
 describe('a docker session container', () => {
   it('publishes the agent server on 127.0.0.1 only and names its environment without values', () => {
     const args = runArgs({ name: 'svc-1', image: 'dev:1', labels: { 'svc.session': '1' }, port: 4321, env: ['ANTHROPIC_API_KEY'], mounts: ['/o.git:/o.git'], runArgs: '--memory 4g', command: 'keep' })
-    expect(args).toEqual(['run', '-d', '--init', '--restart', 'unless-stopped', '--name', 'svc-1', '--label', 'svc.session=1', '-p', '127.0.0.1:4321:7777', '-e', 'ANTHROPIC_API_KEY', '-v', '/o.git:/o.git', '--memory', '4g', 'dev:1', 'sh', '-c', 'keep'])
+    expect(args).toEqual(['run', '-d', '--pull', 'never', '--init', '--restart', 'unless-stopped', '--name', 'svc-1', '--label', 'svc.session=1', '-p', '127.0.0.1:4321:7777', '-e', 'ANTHROPIC_API_KEY', '-v', '/o.git:/o.git', '--memory', '4g', 'dev:1', 'sh', '-c', 'keep'])
   })
 
   it("lets the agent's and passthrough names cross, never this machine's paths, user or sockets", () => {

@@ -80,7 +80,8 @@ export interface ContainerSpec {
  */
 export function runArgs(spec: ContainerSpec): string[] {
   return [
-    'run', '-d', '--init', '--restart', 'unless-stopped', '--name', spec.name,
+    // Never pulled: a session runs only an image the engine has.
+    'run', '-d', '--pull', 'never', '--init', '--restart', 'unless-stopped', '--name', spec.name,
     ...Object.entries(spec.labels).flatMap(([name, value]) => ['--label', `${name}=${value}`]),
     '-p', `127.0.0.1:${spec.port}:${AGENT_PORT}`,
     ...spec.env.flatMap((name) => ['-e', name]),

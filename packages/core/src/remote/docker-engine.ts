@@ -65,11 +65,6 @@ export class DockerEngine {
     return why
   }
 
-  /** Whether the engine has `image` (never pulled: a session runs only what is there). */
-  async hasImage(image: string): Promise<boolean> {
-    return (await this.run(['image', 'inspect', '--format', '{{.Id}}', image])).code === 0
-  }
-
   /** A container's labels. */
   async labels(container: string): Promise<Record<string, string>> {
     const { code, stdout } = await this.run(['inspect', '--format', '{{json .Config.Labels}}', container])

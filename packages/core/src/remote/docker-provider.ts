@@ -47,16 +47,10 @@ export class DockerProvider implements RemoteProvider {
   async start(record: SessionRecord, plan: StartPlan): Promise<Endpoint | string> {
     const { engine, scripts } = this.options
     const image = plan.settings['docker.image'].trim()
-    const down = await engine.unavailable()
-    if (down) return down
     if (!image) return 'docker.image is not set: set it to an image with node 20+, git and tmux (svc image build makes one)'
-    if (!(await engine.hasImage(image))) return `the image ${image} (docker.image) is not on the Docker Engine: build it (svc image build) or pull it, then create again`
-    let artifact: SvcArtifact
-    try {
-      artifact = await svcArtifact(this.options.home, this.options.env)
-    } catch (error) {
-      return (error as Error).message
-    }
+    const [down, artifact] = await Promise.all([engine.unavailable(), svcArtifact(this.options.home, this.options.env).catch((error: Error) => error)])
+    if (down) return down
+    if (artifact instanceof Error) return artifact.message
     const place = placeOf(record)
     place.docker = { container: containerName(record.id), port: await freePort() }
     // Before the container is made: a daemon that dies from here on removes it at its next start.
@@ -64,8 +58,8 @@ export class DockerProvider implements RemoteProvider {
     await scripts.journal(plan.intent)
     try {
       await this.runContainer(record, plan, image)
-      await this.install(place.docker.container, image, artifact)
-      return await this.serve(record, plan)
+      const install = await this.installStep(place.docker.container, image, artifact)
+      return await this.serve(record, plan, install)
     } catch (error) {
       if (error instanceof StepFailed) return error.message
       throw error
@@ -135,30 +129,35 @@ export class DockerProvider implements RemoteProvider {
     const args = runArgs({ name: docker.container, image, labels, port: docker.port, env: names, mounts, runArgs: config.get('docker.run_args'), command: keeperCommand(SERVE_FILE) })
     const values = Object.fromEntries(names.map((name) => [name, paneEnv[name] as string]))
     const run = await engine.run(args, { env: values })
+    if (/No such image/i.test(run.stderr)) throw new StepFailed(`the image ${image} (docker.image) is not on the Docker Engine: build it (svc image build) or pull it, then create again`)
     if (run.code !== 0) throw new StepFailed(`docker run of ${image} failed: ${redact(lastLine(run.stderr), ...Object.values(values))}`)
   }
 
-  /** svc into the container unless it has this version: probed (node 20+, git, tmux), copied in, checked, unpacked. */
-  private async install(container: string, image: string, artifact: SvcArtifact): Promise<void> {
+  /**
+   * svc into the container unless it has this version: probed (node 20+, git, tmux), the
+   * tarball copied in; the script that checks and unpacks it (run with the start script,
+   * in one exec), or '' when the image has this svc already.
+   */
+  private async installStep(container: string, image: string, artifact: SvcArtifact): Promise<string> {
     const { engine } = this.options
     const probe = await this.exec(container, probeScript(artifact, CONTAINER_SVC_DIR))
     if (probe.code === NOTHING_MADE_EXIT) throw new StepFailed(`the image ${image} cannot run svc: ${lastLine(probe.stderr)}`)
     const verdict = probed(probe.stdout)
     if (probe.code !== 0 || !verdict) throw new StepFailed(`could not look for svc in the container of ${image}: ${lastLine(probe.stderr) || `exit ${probe.code}`}`)
-    if (verdict === 'installed') return
+    if (verdict === 'installed') return ''
     const copy = `/tmp/${artifact.name}.tar.gz`
     const copied = await engine.run(['cp', artifact.tarball, `${container}:${copy}`])
     if (copied.code !== 0) throw new StepFailed(`could not copy svc into the container (docker cp: ${lastLine(copied.stderr)})`)
-    const installed = await this.exec(container, `${installScript(artifact, CONTAINER_SVC_DIR, copy)}rm -f '${copy}'\n`)
-    if (installed.code !== 0) throw new StepFailed(`could not install svc in the container: ${lastLine(installed.stderr) || `exit ${installed.code}`}`)
+    // In a subshell: its own exit (0 when svc is there already) does not end the start script.
+    return `(\n${installScript(artifact, CONTAINER_SVC_DIR, copy)}) || { printf 'could not install svc in the container\\n' >&2; exit 1; }\nrm -f '${copy}'\n`
   }
 
-  /** The start script in the container: the clone at the branch, the keeper's agent server, its endpoint as published here. */
-  private async serve(record: SessionRecord, { origin, branch, base, restore }: StartPlan): Promise<Endpoint | string> {
+  /** svc's install, then the start script, in the container: the clone at the branch, the keeper's agent server, its endpoint as published here. */
+  private async serve(record: SessionRecord, { origin, branch, base, restore }: StartPlan, install: string): Promise<Endpoint | string> {
     const { slug, docker } = placeOf(record)
     const repo = localOrigin(origin, record.repo_path) ?? origin
     const script = startScript({ slug, repo, branch, ...(base ? { base } : {}), restore, svc: svcCommand(CONTAINER_SVC_DIR), listen: `0.0.0.0:${AGENT_PORT}`, serve: SERVE_FILE })
-    const run = await this.exec(docker?.container as string, script)
+    const run = await this.exec(docker?.container as string, install + script)
     if (run.code !== 0) return `the container could not start svc agent-server: ${redact(run.stderr.trim().split('\n').slice(-8).join('\n')) || `exit ${run.code}`}`
     try {
       const { token } = parseEndpoint(run.stdout)
