@@ -1,6 +1,11 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { places } from './remote-scripts.js'
+import { keeperCommand, places, startScript } from './remote-scripts.js'
 
 /** Where the scripts put the slug's workspace and agent-server home for a user whose HOME is `home`. */
 function placed(slug: string, home: string): { ws: string; home: string } {
@@ -19,5 +24,34 @@ describe("a provisioned session's places on its host", () => {
     expect(ws).toBe(`/home/dev/svc-workspaces/${slug}`)
     expect(home).toMatch(/^\/home\/dev\/svc-workspaces\/h-[0-9a-f]{12}\.home$/)
     expect(placed(slug, '/home/dev').home).toBe(home)
+  })
+})
+
+describe("a container's agent server", () => {
+  const plan = { slug: 'boxed', repo: '/srv/o.git', branch: 'me/boxed', restore: false, svc: '/opt/svc/bin/svc' }
+
+  it('is written for the keeper to run (on all addresses, a fixed port) where a host starts it detached on loopback', () => {
+    const host = startScript(plan)
+    expect(host).toContain("nohup $detach /opt/svc/bin/svc agent-server --home \"$home\" --workspace \"$ws\" --listen '127.0.0.1:0'")
+    const container = startScript({ ...plan, listen: '0.0.0.0:7777', serve: '/opt/svc.serve' })
+    expect(container).not.toContain('nohup')
+    expect(container).toContain("cat >'/opt/svc.serve.tmp' <<SERVE\necho \\$\\$ >\"$home/agent-server.pid\"\nexec /opt/svc/bin/svc agent-server --home \"$home\" --workspace \"$ws\" --listen '0.0.0.0:7777'")
+    expect(container).toContain("mv '/opt/svc.serve.tmp' '/opt/svc.serve' || exit 1")
+  })
+
+  it("runs once its serve file is there, and the keeper then idles on", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-keeper-'))
+    const keeper = spawn('sh', ['-c', keeperCommand(join(dir, 'serve'))], { stdio: 'ignore' })
+    try {
+      await sleep(300)
+      expect(existsSync(join(dir, 'ran'))).toBe(false)
+      await writeFile(join(dir, 'serve'), `echo ran >'${join(dir, 'ran')}'\n`)
+      for (let i = 0; i < 50 && !existsSync(join(dir, 'ran')); i++) await sleep(100)
+      expect(await readFile(join(dir, 'ran'), 'utf8')).toBe('ran\n')
+      expect(keeper.exitCode).toBeNull()
+    } finally {
+      keeper.kill('SIGKILL')
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
