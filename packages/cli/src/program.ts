@@ -9,6 +9,7 @@ import { doctorCommand } from './commands/doctor.js'
 import { eventsCommand } from './commands/events.js'
 import { healthCommand } from './commands/health.js'
 import { imageCommand } from './commands/image.js'
+import { hostsCommand } from './commands/hosts.js'
 import { programsCommand } from './commands/programs.js'
 import { projectsCommand } from './commands/projects.js'
 import { routesCommand } from './commands/routes.js'
@@ -46,6 +47,7 @@ Exit codes: 0 ok, 1 the daemon refused (svc doctor: something is wrong), 2 usage
   projectsCommand(svc)
   programsCommand(svc)
   imageCommand(svc)
+  hostsCommand(svc)
   accountsCommand(svc)
   configCommand(svc)
   tasksCommand(svc)

@@ -36,6 +36,7 @@ const lock = () => `${daemon.paths.config}.lock`
 const tempFile = () => join(daemon.paths.sessionRecords, `.x.json.${deadPid()}.0123abcd.tmp`)
 const token = () => join(daemon.paths.remoteTokens, 'gone-session')
 const sshDir = () => join(daemon.paths.remoteSsh, 'gone-session')
+const hostDir = () => join(daemon.paths.sshHosts, 'gone-host')
 let planted: { temp: string }
 
 beforeAll(async () => {
@@ -67,6 +68,8 @@ beforeAll(async () => {
   await writeFile(token(), 'a-token\n')
   await mkdir(sshDir(), { recursive: true })
   await writeFile(join(sshDir(), 'known_hosts'), 'host ssh-ed25519 AAAA\n')
+  await mkdir(hostDir(), { recursive: true })
+  await writeFile(join(hostDir(), 'known_hosts'), 'host ssh-ed25519 AAAA\n')
 })
 
 afterAll(async () => {
@@ -90,9 +93,10 @@ describe('svc doctor', () => {
         expect.stringMatching(new RegExp(`^leftover temp file: ${planted.temp}: its writer \\(pid \\d+\\) is gone$`)),
         expect.stringMatching(new RegExp(`^leftover remote token: ${token()}: `)),
         expect.stringMatching(new RegExp(`^leftover ssh directory: ${sshDir()}: `)),
+        expect.stringMatching(new RegExp(`^leftover ssh host directory: ${hostDir()}: `)),
       ]),
     )
-    expect(failed).toHaveLength(8)
+    expect(failed).toHaveLength(9)
     // The live session's pieces and the user's own are named by nothing here.
     expect(failed.join('\n')).not.toMatch(new RegExp(`${liveTmux}|repo-live|agent/live|mine|feature|by-hand`))
     const names = report.checks.map((check) => check.name)
@@ -113,6 +117,7 @@ describe('svc doctor', () => {
         `temp file ${planted.temp}`,
         `remote token ${token()}`,
         `ssh directory ${sshDir()}`,
+        `ssh host directory ${hostDir()}`,
       ].sort(),
     )
     const kept = (report.fixed ?? []).filter((entry) => entry.result === 'kept')
@@ -122,7 +127,7 @@ describe('svc doctor', () => {
     expect(kit.tmuxSessions(daemon.home)).toEqual([liveTmux])
     expect(kit.worktrees(repo).sort()).toEqual([repo, join(dir, 'mine'), join(dir, 'repo-dirty'), join(dir, 'repo-live')].sort())
     expect(kit.branches(repo)).toEqual(['agent/by-hand', 'agent/dirty', 'agent/live', 'feature', 'main'])
-    for (const path of [lock(), planted.temp, token(), sshDir()]) expect(existsSync(path), path).toBe(false)
+    for (const path of [lock(), planted.temp, token(), sshDir(), hostDir()]) expect(existsSync(path), path).toBe(false)
     expect(existsSync(join(dir, 'repo-dirty', 'unsaved.txt'))).toBe(true)
     expect((await kit.session(daemon, 'live')).liveness_name).toMatch(/running|ready/)
   })

@@ -16,11 +16,12 @@ import { run as tui } from './tui.mjs'
 import { run as web } from './web.mjs'
 import { run as hook } from './hook.mjs'
 import { run as ssh } from './ssh.mjs'
+import { run as sshHost } from './ssh-host.mjs'
 import { run as remoteFaults } from './remote-faults.mjs'
 import { run as pack } from './pack.mjs'
 import { run as docker } from './docker.mjs'
 
-const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh, 'remote-faults': remoteFaults, pack, docker }
+const suites = { transport, sessions, tasks, reliability, events, stream, relay, webtab, tui, web, hook, ssh, 'ssh-host': sshHost, 'remote-faults': remoteFaults, pack, docker }
 const args = process.argv.slice(2)
 const only = args.filter((arg) => !arg.startsWith('--'))
 

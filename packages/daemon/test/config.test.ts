@@ -25,7 +25,7 @@ describe('GetConfig', () => {
     expect(entries.map((entry: { key: string }) => entry.key)).toEqual(CONFIG_KEY_NAMES)
     for (const entry of entries) {
       expect(entry.purpose.length).toBeGreaterThan(10)
-      expect(['bool', 'int', 'duration', 'string', 'address', 'env-names', 'list', 'map']).toContain(entry.type)
+      expect(['bool', 'int', 'duration', 'string', 'address', 'env-names', 'list', 'map', 'ssh-hosts']).toContain(entry.type)
       expect(['now', 'next-start']).toContain(entry.applies)
     }
     const byKey = Object.fromEntries(entries.map((entry: { key: string }) => [entry.key, entry]))
@@ -61,7 +61,7 @@ describe('GetConfig tiers, words and sources', () => {
     expect(all.filter((candidate) => candidate.enum).map(({ key }) => key)).toEqual(
       all.filter(({ type, key }) => type === 'bool' || key === 'backend' || key === 'agent_gates').map(({ key }) => key),
     )
-    expect((await entry('backend')).enum).toEqual(['local', 'hook'])
+    expect((await entry('backend')).enum).toEqual(['local', 'hook', 'docker', 'ssh'])
     expect((await entry('agent_gates')).enum).toEqual(['accept', 'ask'])
     for (const word of ['ask', 'accept']) expect((await set('agent_gates', word)).status).toBe(200)
     expect((await set('agent_gates', 'always')).json.error.message).toContain('expected one of accept, ask')

@@ -65,7 +65,7 @@ describe('source scoping', () => {
     [{ require_token: false }, 'require_token', 'global setting, cannot be set per repository'],
     [{ mystery: 1 }, 'mystery', 'unknown key; a repository may set only default_program'],
     [{ auto_yes: true }, 'auto_yes', 'program_overrides'],
-    [{ backend: 'cloud' }, 'backend', 'expected one of local, hook'],
+    [{ backend: 'cloud' }, 'backend', 'expected one of local, hook, docker, ssh'],
     [{ program_overrides: { claude: 7 } }, 'program_overrides', 'expected a string for "claude"'],
   ])('refuses %j by file and key, in GetConfig and CreateSession, creating nothing', async (content, key, reason) => {
     const repo = await makeRepo(dir, `scoped-${key.replace(/\W/g, '-')}`)
@@ -108,7 +108,7 @@ describe('the value in force for a repository', () => {
     const global = await entriesFor()
     expect(global.repo_file).toBeUndefined()
     expect(global.byKey.default_program).toMatchObject({ value: 'codex', source: 'global' })
-    expect(global.byKey.backend).toMatchObject({ value: 'local', default: 'local', source: 'default', scope: 'repo', enum: ['local', 'hook'] })
+    expect(global.byKey.backend).toMatchObject({ value: 'local', default: 'local', source: 'default', scope: 'repo', enum: ['local', 'hook', 'docker', 'ssh'] })
     expect((await daemon.client.call('ListPrograms', {})).default).toBe('codex')
 
     await daemon.client.call('UnsetConfigValue', { key: 'default_program', repo_path: repo })
@@ -160,7 +160,7 @@ describe('SetConfigValue and UnsetConfigValue with repo_path', () => {
   it.each([
     [{ key: 'network.listen_addr', value: ':0', repo: true }, 'network.listen_addr: global setting, cannot be set per repository'],
     [{ key: 'session_env_passthrough', value: 'HOME', repo: true }, 'global setting, cannot be set per repository'],
-    [{ key: 'backend', value: 'cloud', repo: true }, 'backend: expected one of local, hook, got "cloud"'],
+    [{ key: 'backend', value: 'cloud', repo: true }, 'backend: expected one of local, hook, docker, ssh, got "cloud"'],
     [{ key: 'backend', value: 'hook', repo: false }, 'backend is a repository setting: use --repo PATH'],
     [{ key: 'remote_hooks.launch_cmd', value: './launch', repo: false }, 'remote_hooks.launch_cmd is a repository setting: use --repo PATH'],
   ])('refuses %j, changing no file', async ({ key, value, repo: inRepo }, message) => {

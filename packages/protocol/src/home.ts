@@ -47,6 +47,8 @@ export interface ServicePaths {
   remoteTokens: string
   /** Provisioned hook sessions' ssh state, one 0700 directory per session id (its pinned known_hosts). */
   remoteSsh: string
+  /** ssh sessions' shared masters, one 0700 directory per ssh_hosts name (its pinned known_hosts). */
+  sshHosts: string
   tmuxSocket: string
 }
 
@@ -71,6 +73,7 @@ export function servicePaths(home: string): ServicePaths {
     archived: at('archived'),
     remoteTokens: at('remote-tokens'),
     remoteSsh: at('remote-ssh'),
+    sshHosts: at('ssh-hosts'),
     tmuxSocket: at('tmux.sock'),
   }
 }

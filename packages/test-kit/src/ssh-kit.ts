@@ -29,6 +29,8 @@ export interface Sshd {
   clientKey: string
   /** HOME of the sessions it starts (so a provisioned workspace lands in the test dir). */
   remoteHome: string
+  /** The ports of `morePorts`, in order: sessions there have their own PATH. */
+  morePorts: number[]
   process: ChildProcess
   stderr(): string
 }
@@ -40,9 +42,10 @@ function keygen(file: string): void {
 /**
  * Starts `sshd -D -e -f <config>` in the place, with a host key and a client key made
  * here, the client's key authorized for the current user by an AuthorizedKeysFile in
- * `dir`, and HOME and PATH of its sessions set (the remote is this machine).
+ * `dir`, and HOME and PATH of its sessions set (the remote is this machine); on each of
+ * `morePaths` a port of its own whose sessions have that PATH.
  */
-export async function startSshd(place: Place, dir: string): Promise<Sshd> {
+export async function startSshd(place: Place, dir: string, { path, morePaths = [] }: { path?: string; morePaths?: string[] } = {}): Promise<Sshd> {
   const hostKey = join(dir, 'hk')
   const clientKey = join(dir, 'ck')
   const wrongKey = join(dir, 'wk')
@@ -51,7 +54,8 @@ export async function startSshd(place: Place, dir: string): Promise<Sshd> {
   await mkdir(remoteHome)
   // A fresh namespace has no listener at all; on loopback the ports are asked for.
   const [port, deadPort] = netnsAvailable() ? [randomInt(20_000, 30_000), randomInt(30_000, 40_000)] : [await loopbackPort(), await loopbackPort()]
-  const config = await writeSshdConfig({ dir, address: place.address, port, hostKey, clientKey, remoteHome })
+  const morePorts = await Promise.all(morePaths.map(async (more, index) => ({ port: netnsAvailable() ? port + 1 + index : await loopbackPort(), path: more })))
+  const config = await writeSshdConfig({ dir, address: place.address, port, hostKey, clientKey, remoteHome, ...(path ? { path } : {}), morePorts })
   const child = place.spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
@@ -59,7 +63,7 @@ export async function startSshd(place: Place, dir: string): Promise<Sshd> {
     if (child.exitCode !== null) throw new Error(`sshd exited with ${child.exitCode}: ${stderr}`)
     return stderr.includes('Server listening') || undefined
   })
-  return { place, port, deadPort, user: userInfo().username, hostKey: `${hostKey}.pub`, wrongKey: `${wrongKey}.pub`, clientKey, remoteHome, process: child, stderr: () => stderr }
+  return { place, port, deadPort, user: userInfo().username, hostKey: `${hostKey}.pub`, wrongKey: `${wrongKey}.pub`, clientKey, remoteHome, morePorts: morePorts.map((more) => more.port), process: child, stderr: () => stderr }
 }
 
 /** A home daemon whose repository's provision_cmd makes "hosts" out of the test's sshd. */

@@ -39,7 +39,7 @@ export function programsCommand(program: Command): void {
     response.programs.map((entry) => [entry.name, entry.available ? 'yes' : 'no', entry.profile || '(none: any screen)']),
   ])
   choicesCommand(program, 'backends', 'where a session can run, whether each is available, and the default', 'ListBackends', (response) => [
-    ['BACKEND', 'STATUS', 'REASON'],
-    response.backends.map((entry) => [entry.name, entry.status, entry.reason ?? '']),
+    ['BACKEND', 'STATUS', 'HOSTS', 'REASON'],
+    response.backends.map((entry) => [entry.name, entry.status, entry.hosts?.join(', ') ?? '', entry.reason ?? '']),
   ])
 }

@@ -80,6 +80,7 @@ interface CreateOptions {
   prompt?: string
   inPlace?: boolean
   backend?: string
+  host?: string
   account?: string
 }
 
@@ -94,13 +95,15 @@ function createCommand(sessions: Command): void {
     .option('--prompt <text>', 'the first prompt, pasted once the agent has drawn its screen')
     .option('--in-place', 'run in the repository itself: no worktree, no branch')
     .option('--backend <backend>', 'where it runs (see svc backends; default local)')
+    .option('--host <name>', 'with --backend ssh: the ssh_hosts host it runs on (see svc hosts list; default: the repository\'s ssh.host)')
     .option('--account <name>', 'the agent account to run under')
     .addHelpText(
       'after',
       `
 Examples:
   svc sessions create fix-parser --prompt "make the parser accept trailing commas"
-  svc sessions create --title-base review --repo ~/src/app --program codex`,
+  svc sessions create --title-base review --repo ~/src/app --program codex
+  svc sessions create fix-ci --backend ssh --host box --prompt "make CI green"`,
     )
     .action(async (given: string | undefined, options: CreateOptions, command: Command) => {
       if (given !== undefined && options.title !== undefined && given !== options.title) {
@@ -116,6 +119,7 @@ Examples:
         ...(options.prompt ? { prompt: options.prompt } : {}),
         ...(options.inPlace ? { in_place: true } : {}),
         ...(options.backend ? { backend: options.backend } : {}),
+        ...(options.host ? { host: options.host } : {}),
         ...(options.account ? { account: options.account } : {}),
       })
       const status = instance.last_prompt_delivery_status

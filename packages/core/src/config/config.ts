@@ -30,6 +30,8 @@ export type ConfigChangeT = Static<typeof ConfigChange>
 type ConfigEntryT = Static<typeof ConfigEntry>
 
 /** Called after a save with the new and previous settings and the key written; a throw means "saved but not applied". */
+/** Refuses (throws) a write that would leave the daemon in a state it cannot keep, such as a host in use removed. */
+export type ConfigGuard = (next: Settings, previous: Settings) => void
 export type ConfigListener = (next: Settings, previous: Settings, key: ConfigKey) => Promise<void> | void
 
 /**
@@ -113,6 +115,7 @@ function keepStartValues(next: Settings, running: Settings): Settings {
 export class Config {
   private readonly writes = new SerialQueue()
   private readonly listeners: ConfigListener[] = []
+  private readonly guards: ConfigGuard[] = []
 
   private constructor(
     readonly path: string,
@@ -141,6 +144,11 @@ export class Config {
 
   onChange(listener: ConfigListener): void {
     this.listeners.push(listener)
+  }
+
+  /** A check every write passes before it is saved: it throws to refuse the write, nothing changed. */
+  guard(check: ConfigGuard): void {
+    this.guards.push(check)
   }
 
   /** Every key as config.json holds it now, in editor form; repository settings at their default. */
@@ -194,6 +202,7 @@ export class Config {
           for (const alias of target.def.aliases) deletePath(document.raw, alias)
         }
         const next = parseConfig(JSON.stringify(document.raw), this.path)
+        for (const check of this.guards) check(next.settings, this.settings)
         await writeFileDurable(this.path, `${JSON.stringify(next.raw, null, 2)}\n`)
         return next
       })

@@ -146,7 +146,7 @@ export function resolveKey(typed: string): KeyTarget {
   for (const name of CONFIG_KEY_NAMES) {
     const def = CONFIG_KEYS[name] as KeyDef
     if (name === typed || def.aliases.includes(typed)) return { name, def }
-    if (def.type.name === 'map' && typed.startsWith(`${name}.`) && typed.length > name.length + 1) {
+    if (def.type.entry && typed.startsWith(`${name}.`) && typed.length > name.length + 1) {
       return { name, def, entry: typed.slice(name.length + 1) }
     }
   }
@@ -163,11 +163,11 @@ export function parsedEdit(target: KeyTarget, typed: string, text: string): (raw
       const value = target.def.type.encode(target.def.type.parse(text))
       return (raw) => setPath(raw, target.name, value)
     }
-    target.def.type.decode({ [target.entry]: text })
+    const entry = target.def.type.entry?.(target.entry, text)
+    return (raw) => setPath(raw, `${target.name}.${target.entry as string}`, entry)
   } catch (error) {
     throw new InvalidRequest(`${typed}: ${(error as Error).message}`)
   }
-  return (raw) => setPath(raw, `${target.name}.${target.entry as string}`, text)
 }
 
 /** The edit that clears a key under every spelling, or one map entry. */

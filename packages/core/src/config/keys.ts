@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os'
+import { checkHostName, sshHosts } from './ssh-hosts.js'
 import { address, bool, duration, envNames, int, list, map, string, word, type ValueType } from './types.js'
 import { quote, type ConfigScope, type ConfigTierName } from '@svc/protocol'
 
@@ -51,8 +52,8 @@ function repoKey<T>(tier: ConfigTierName, type: ValueType<T>, defaultValue: T, p
 export const AGENT_GATE_POLICIES = ['accept', 'ask'] as const
 export type AgentGatePolicy = (typeof AGENT_GATE_POLICIES)[number]
 
-/** The backends a session can run on; `hook` is provisioned by the repository's remote_hooks, `docker` is a container of docker.image. */
-export const BACKEND_NAMES = ['local', 'hook', 'docker'] as const
+/** The backends a session can run on; `hook` is provisioned by the repository's remote_hooks, `docker` is a container of docker.image, `ssh` runs on a host of ssh_hosts. */
+export const BACKEND_NAMES = ['local', 'hook', 'docker', 'ssh'] as const
 
 function nonEmpty(value: string) {
   if (value.trim() === '') throw new Error('expected a non-empty string')
@@ -119,7 +120,22 @@ export const CONFIG_KEYS = {
     'common',
     word(BACKEND_NAMES),
     'local',
-    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), hook (a remote agent server on a host the repository's provision_cmd makes, or that its launch_cmd starts), or docker (a container of docker.image)",
+    "Where sessions of this repository run when a create names no backend: local (tmux on the daemon host), hook (a remote agent server on a host the repository's provision_cmd makes, or that its launch_cmd starts), docker (a container of docker.image), or ssh (on the ssh_hosts host that ssh.host names)",
+  ),
+  ssh_hosts: key(
+    'common',
+    sshHosts,
+    {},
+    'Hosts that ssh sessions run on, by name: {"box":{"host":"box.internal","user":"me","port":22,"host_key":"ssh-ed25519 AAAA…"}}; the host key is pinned (svc hosts add NAME USER@HOST --scan shows its fingerprint and asks). svc installs itself there when the host lacks this version',
+  ),
+  'ssh.host': key(
+    'common',
+    string((value) => {
+      if (value !== '') checkHostName(value)
+    }),
+    '',
+    'The ssh_hosts name that ssh sessions run on ("" = none; CreateSession host / --host picks one per session)',
+    { scope: 'both' },
   ),
   'remote_hooks.provision_cmd': repoKey(
     'advanced',
@@ -174,7 +190,7 @@ export const CONFIG_KEYS = {
     'advanced',
     string(nonEmpty),
     'svc',
-    'The command that runs svc on a provisioned host (e.g. "~/.local/bin/svc"), as that host\'s shell reads it',
+    'The command that runs svc on a provisioned host (e.g. "~/.local/bin/svc"), as that host\'s shell reads it; on ssh_hosts hosts, left at svc, svc installs itself there instead',
   ),
   remote_insecure_http_hosts: key(
     'advanced',

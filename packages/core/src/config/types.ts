@@ -16,6 +16,8 @@ export interface ValueType<T> {
   format(value: T): string
   /** Every word `parse` accepts (in its canonical spelling), only for a closed vocabulary. */
   readonly words?: readonly string[]
+  /** A keyed type (`program_overrides.claude`): one entry's typed text checked, as config.json keeps it. */
+  entry?(key: string, text: string): unknown
 }
 
 function describe(stored: unknown): string {
@@ -191,5 +193,9 @@ export function map(entry: (value: string, key: string) => void = () => {}): Val
     decode,
     encode: (value) => value,
     format: (value) => JSON.stringify(value),
+    entry(key, text) {
+      decode({ [key]: text })
+      return text
+    },
   }
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import type { Readable } from 'node:stream'
 import { isAbsolute, resolve } from 'node:path'
 import { commandWords } from '../infra/command-words.js'
 
@@ -34,15 +35,17 @@ function tail(text: string): string {
 
 /**
  * Runs a hook directly (no shell) in its own process group (told to `onSpawn`), with only
- * `env` and `input` (if any) on its stdin; on timeout the whole group is killed. Never rejects: a program
+ * `env` and `input` (if any: a text, or a stream such as a file's) on its stdin; on timeout the whole group is killed. Never rejects: a program
  * that cannot start is a run with no exit code and the reason as its stderr.
  */
-export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, input?: string, onSpawn?: (pgid: number) => void): Promise<HookRun> {
+export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, input?: string | Readable, onSpawn?: (pgid: number) => void): Promise<HookRun> {
   return new Promise((settle) => {
     const child = spawn(argv[0] as string, argv.slice(1), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
     if (child.pid !== undefined) onSpawn?.(child.pid)
     // A program that exits without reading all of its input is answered by its exit, not an EPIPE.
-    child.stdin.on('error', () => {}).end(input)
+    child.stdin.on('error', () => {})
+    if (typeof input === 'object') input.on('error', () => child.stdin.destroy()).pipe(child.stdin)
+    else child.stdin.end(input)
     let stdout = ''
     let stderr = ''
     let timedOut = false

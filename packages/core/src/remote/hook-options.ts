@@ -16,6 +16,8 @@ export interface HookOptions {
   config: Pick<Config, 'get'>
   /** `$SERVICE_HOME/remote-ssh`: provisioned sessions' known_hosts and control sockets. */
   sshDir: string
+  /** `$SERVICE_HOME/ssh-hosts`: the shared masters of ssh sessions' hosts, one directory per ssh_hosts name. */
+  sshHostsDir: string
   sshTimings: SshTimings
   tokens: RemoteTokens
   log: Logger

@@ -12,11 +12,14 @@ import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers, type HookCreate } from './hook-servers.js'
 import { HookScripts } from './hook-scripts.js'
 import { DockerProvider } from './docker-provider.js'
+import { hostInstall } from './host-install.js'
 import { LaunchProvider } from './launch-provider.js'
 import type { RemoteLink } from './link.js'
 import type { Providers } from './provider.js'
 import { ProvisionProvider } from './provision-provider.js'
-import { SshLinks } from './ssh-links.js'
+import { SshHostProvider } from './ssh-host-provider.js'
+import { SshLinks, type HostSource } from './ssh-links.js'
+import { HostMasters, SessionMasters, type SshMasters } from './ssh-masters.js'
 import { HookTeardown } from './teardown.js'
 import type { Req } from '../wire.js'
 import type { HookIntent } from '../sessions/reconcile.js'
@@ -42,17 +45,23 @@ export class HookRuntime implements Runtime {
 
   constructor(private readonly options: HookOptions) {
     const scripts = new HookScripts(options)
-    const ssh = new SshLinks({
-      dir: options.sshDir,
-      runner: { command: () => options.config.get('remote_ssh_command'), env: () => options.hookEnv(), timeoutMs: options.timeoutMs },
+    const runner = { command: () => options.config.get('remote_ssh_command'), env: () => options.hookEnv(), timeoutMs: options.timeoutMs }
+    const links = (masters: SshMasters, source: HostSource) => new SshLinks({
+      masters,
+      source,
+      runner,
       log: options.log,
       timings: options.sshTimings,
       listener: { down: (id) => this.remotes.down(id), up: (id, endpoint) => this.remotes.up(id, endpoint) },
     })
+    const sessionMasters = new SessionMasters(options.sshDir, runner)
+    const hostMasters = new HostMasters(options.sshHostsDir, runner)
+    const install = hostInstall({ config: options.config, home: options.home, env: options.env, log: options.log })
     // One per backend that runs sessions elsewhere; `via` in a record names its own.
     const providers: Providers = {
       launch: new LaunchProvider(scripts, options.config),
-      provision: new ProvisionProvider(scripts, options.config, ssh, options.log),
+      provision: new ProvisionProvider(scripts, options.config, links(sessionMasters, 'provision_cmd'), sessionMasters, options.log),
+      ssh: new SshHostProvider(scripts, options.config, links(hostMasters, 'ssh_hosts'), hostMasters, install, options.log),
       docker: new DockerProvider({ engine: options.docker, scripts, home: options.home, env: options.env, paneEnv: (record) => options.paneEnv(record), config: options.config, log: options.log }),
     }
     this.remotes = new HookRemotes(options, providers)

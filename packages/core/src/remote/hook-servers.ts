@@ -6,7 +6,7 @@ import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
 import type { HookIntent, HookStep } from '../sessions/reconcile.js'
 import { stillLeads, stopGroup } from '../infra/process-group.js'
-import { setState, stateOf, type ArchivedPush, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { setState, stateOf, type ArchivedPush, type RemotePlace, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { allocateTitle } from '../sessions/titles.js'
 import { currentCheckout } from '../sessions/worktree.js'
 import { redact } from './endpoint.js'
@@ -37,8 +37,8 @@ export interface HookCreate {
   repo: Repository
   settings: Settings
   program: string
-  /** `hook` (the repository's launch_cmd or provision_cmd) or `docker` (a container of docker.image). */
-  backend: 'hook' | 'docker'
+  /** `hook` (the repository's launch_cmd or provision_cmd), `docker` (a container of docker.image) or `ssh` (a host of ssh_hosts). */
+  backend: 'hook' | 'docker' | 'ssh'
 }
 
 /** The journaled intent of a hook record's create or restore, before its script runs. */
@@ -50,9 +50,17 @@ function hookIntent(record: SessionRecord, restore?: HookStep['restore']): HookI
 /** A failed launch (of a create, or of a restore) as a refusal saying what delete_cmd did, the token redacted; any other error as it is. */
 function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string | undefined, what: 'start' | 'restore' = 'start'): unknown {
   if (!(error instanceof LaunchFailed)) return error
-  const docker = intent.hook.via === 'docker'
-  const cleanup = undoFailure ? `; then ${undoFailure}` : docker ? '; nothing of it is left' : `; delete_cmd --name ${intent.hook.slug} ran`
-  return new Refused(redact(`could not ${what} ${docker ? 'docker' : 'hook'} session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+  // A docker or ssh session's place is svc's alone: no delete_cmd ran.
+  const own = intent.hook.via === 'docker' || intent.hook.via === 'ssh' ? intent.hook.via : undefined
+  const cleanup = undoFailure ? `; then ${undoFailure}` : own === 'ssh' ? '; nothing was left on the host' : own ? '; nothing of it is left' : `; delete_cmd --name ${intent.hook.slug} ran`
+  return new Refused(redact(`could not ${what} ${own ?? 'hook'} session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+}
+
+/** Which provider starts a session of the backend (backendOf checked the host is known). */
+function placeFor(backend: HookCreate['backend'], request: Req<'CreateSessionRequest'>, settings: Settings): Pick<RemotePlace, 'via' | 'ssh_host'> {
+  if (backend === 'ssh') return { via: 'ssh', ssh_host: request.host || settings['ssh.host'] }
+  if (backend === 'docker') return { via: 'docker' }
+  return { via: settings['remote_hooks.provision_cmd'].trim() ? 'provision' : 'launch' }
 }
 
 /** The origin URL hook sessions clone, as the home repository has it, without credentials. */
@@ -129,7 +137,7 @@ export class HookServers {
         updated_at: now,
         status: 0,
         tabs: [],
-        remote: { endpoint: '', remote_id: '', slug, via: backend === 'docker' ? 'docker' : settings['remote_hooks.provision_cmd'].trim() ? 'provision' : 'launch' },
+        remote: { endpoint: '', remote_id: '', slug, ...placeFor(backend, request, settings) },
         // A restore's brief names it: the new agent has no other trace of the goal.
         ...(request.prompt ? { first_prompt: request.prompt } : {}),
       }
@@ -168,11 +176,12 @@ export class HookServers {
    * again. What went wrong with delete_cmd, or undefined.
    */
   async undoLaunch(intent: HookIntent): Promise<string | undefined> {
-    const { script, slug, restore } = intent.hook
+    const { script, slug, restore, via } = intent.hook
     if (script && (await stillLeads(script))) await stopGroup(script.pgid)
     for (const provider of Object.values(this.providers)) await provider.undo?.(intent)
-    const settings = await this.options.resolver.runnable(intent.repo_path)
-    const failure = this.providers[intent.hook.via ?? 'launch'].scripted ? await this.scripts.runDelete(settings, intent.repo_path, slug) : undefined
+    // An ssh session's host is not the repository's: its delete_cmd has nothing to do with it (nor its trust).
+    const scripted = via === undefined || this.providers[via].scripted
+    const failure = scripted ? await this.scripts.runDelete(await this.options.resolver.runnable(intent.repo_path), intent.repo_path, slug) : undefined
     await this.options.tokens.remove(intent.id)
     if (restore) await this.archivedAgain(intent.id, restore.archived)
     return failure

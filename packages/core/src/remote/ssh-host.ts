@@ -10,10 +10,20 @@ export interface ProvisionedHost {
 }
 
 /** A host name or address (IPv6 too) ssh takes as it is: never an option (`-…`), no spaces or `@`. */
-const HOST = /^(?!-)[A-Za-z0-9._:-]+$/
-const USER = /^(?!-)[A-Za-z0-9._][A-Za-z0-9._-]*$/
+export const HOST = /^(?!-)[A-Za-z0-9._:-]+$/
+export const USER = /^(?!-)[A-Za-z0-9._][A-Za-z0-9._-]*$/
 const KEY_TYPE = /^(ssh-[a-z0-9-]+|ecdsa-sha2-[a-z0-9-]+|sk-[a-z0-9@.-]+|[a-z0-9-]+-cert-v01@openssh\.com)$/
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/** How a public key line reads, for messages. */
+export const PUBLIC_KEY_LINE = 'one public key line "<type> <base64> [comment]", such as "ssh-ed25519 AAAA… root@host"'
+
+/** `<type> <base64>` of one public key line (its comment dropped), or undefined when it is not one. */
+export function publicKeyOf(line: unknown): string | undefined {
+  if (typeof line !== 'string' || /[\r\n]/.test(line.trim())) return undefined
+  const [type = '', key = ''] = line.trim().split(/[ \t]+/)
+  return KEY_TYPE.test(type) && BASE64.test(key) ? `${type} ${key}` : undefined
+}
 
 /**
  * What provision_cmd printed: only one JSON object `{host, host_key, user?, port?}`.
@@ -32,15 +42,13 @@ export function parseProvisionedHost(stdout: string): ProvisionedHost {
         `line the host was made with (e.g. the contents of /etc/ssh/ssh_host_ed25519_key.pub) as host_key: ${shown()}`,
     )
   }
-  const [type = '', key = ''] = typeof hostKey === 'string' ? hostKey.trim().split(/[ \t]+/) : []
-  if (typeof hostKey !== 'string' || /[\r\n]/.test(hostKey.trim()) || !KEY_TYPE.test(type) || !BASE64.test(key)) {
-    throw new Error(`its host_key must be one public key line "<type> <base64> [comment]", such as "ssh-ed25519 AAAA… root@host": ${shown()}`)
-  }
+  const key = publicKeyOf(hostKey)
+  if (key === undefined) throw new Error(`its host_key must be ${PUBLIC_KEY_LINE}: ${shown()}`)
   if (user !== undefined && (typeof user !== 'string' || !USER.test(user))) throw new Error(`its user must be a user name: ${shown()}`)
   if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535)) {
     throw new Error(`its port must be a whole number from 1 to 65535: ${shown()}`)
   }
-  return { host, hostKey: `${type} ${key}`, ...(user === undefined ? {} : { user }), ...(port === undefined ? {} : { port }) }
+  return { host, hostKey: key, ...(user === undefined ? {} : { user }), ...(port === undefined ? {} : { port }) }
 }
 
 /** The known_hosts line that pins the key for the host (and port, when not 22). */

@@ -1,12 +1,11 @@
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { freePort } from '../sessions/runtime.js'
 import type { SshPlace } from '../sessions/record.js'
 import { parseEndpoint, redact, type Endpoint } from './endpoint.js'
 import { KEPT_EXIT, NOTHING_MADE_EXIT, startScript, stopScript, WORKSPACE_TAKEN_EXIT, type StartScript, type StopScript } from './remote-scripts.js'
-import { knownHostsLine, type ProvisionedHost } from './ssh-host.js'
-import { SshConnection, type SshRunner } from './ssh.js'
+import type { ProvisionedHost } from './ssh-host.js'
+import type { SshMasters } from './ssh-masters.js'
+import type { SshConnection, SshRunner } from './ssh.js'
 
 export interface SshTimings {
   /** How often a live master is checked (`ssh -O check`). */
@@ -34,9 +33,10 @@ export interface SshListener {
 }
 
 export interface SshLinksOptions {
-  /** `$SERVICE_HOME/remote-ssh`: one 0700 directory per session. */
-  dir: string
-  runner: SshRunner
+  /** Where each session's connection comes from: its own master, or its host's shared one. */
+  masters: SshMasters
+  source: HostSource
+  runner: Pick<SshRunner, 'timeoutMs'>
   log: Logger
   timings: SshTimings
   listener: SshListener
@@ -68,14 +68,22 @@ export function letGo(released: Released, force: boolean): boolean {
 /** What a release does on the host: the stop script's work, and whether a host that does not answer counts as gone. */
 export type Release = Omit<StopScript, 'slug'> & { force: boolean }
 
+/** Who named the hosts a SshLinks reaches: messages say where to fix a host or its key. */
+export type HostSource = 'provision_cmd' | 'ssh_hosts'
+
 /** ssh's account of a failed connect, worded to say what to fix. */
-export function sshFailure(why: string, name: string): string {
+export function sshFailure(why: string, name: string, source: HostSource = 'provision_cmd'): string {
   const said = why.trim().split('\n').filter(Boolean).at(-1) ?? why
+  const pinned = source === 'provision_cmd' ? 'the host_key provision_cmd printed' : 'the host_key ssh_hosts pins for it'
   if (/Host key verification failed|host identification has changed|has changed and you have requested strict checking/i.test(why)) {
-    return `the host key ${name} presented does not match the host_key provision_cmd printed (ssh: Host key verification failed); make provision_cmd print the public host key of the host it made`
+    const fix = source === 'provision_cmd'
+      ? 'make provision_cmd print the public host key of the host it made'
+      : 'if the host was rebuilt, check its new key with the host\'s owner and pin it again (svc hosts remove, then svc hosts add with --host-key or --scan)'
+    return `the host key ${name} presented does not match ${pinned} (ssh: Host key verification failed); ${fix}`
   }
   if (/Connection refused|timed out|No route to host|Network is unreachable|Could not resolve hostname|Name or service not known|Connection closed by remote host/i.test(why)) {
-    return `cannot reach ${name} over ssh (ssh: ${said}); check the host and port provision_cmd printed, and that sshd runs there`
+    const where = source === 'provision_cmd' ? 'the host and port provision_cmd printed' : 'the host and port in ssh_hosts (svc hosts list)'
+    return `cannot reach ${name} over ssh (ssh: ${said}); check ${where}, and that sshd runs there`
   }
   if (/Permission denied|Too many authentication failures/i.test(why)) {
     return `${name} refused svc's ssh login (ssh: ${said}); set the global remote_ssh_command to a client with a key that host accepts, e.g. "ssh -i ~/.ssh/svc_ed25519"`
@@ -96,24 +104,30 @@ class Link {
     readonly id: string,
     readonly slug: string,
     readonly conn: SshConnection,
+    /** The agent server's port on the host's loopback. */
+    readonly remotePort: number,
     public localPort: number,
   ) {}
 }
 
 /**
- * The ssh side of provisioned hook sessions: a pinned known_hosts and a ControlMaster
- * per session, the agent server started on the host through it, a local port forwarded
- * to it; then the master watched, reopened with backoff when it drops and the forward
- * put back (on the same local port when it is free).
+ * What a start does on the host once its master is open, before the start script: the
+ * `remote_svc_command` to start the agent server with (svc installed there first, when
+ * the host lacks it), or throws a message that says what to fix, nothing made there.
+ */
+export type Prepare = (conn: SshConnection) => Promise<string>
+
+/**
+ * The ssh side of sessions svc starts over ssh: a pinned known_hosts and a ControlMaster
+ * (the session's own, or its host's shared one: see SshMasters), the agent server started
+ * on the host through it, a local port forwarded to it; then the master watched,
+ * reopened with backoff when it drops and the forward put back (on the same local port
+ * when it is free).
  */
 export class SshLinks {
   private readonly links = new Map<string, Link>()
 
   constructor(private readonly options: SshLinksOptions) {}
-
-  private connection(id: string, place: SshPlace): SshConnection {
-    return new SshConnection(join(this.options.dir, id), place, this.options.runner)
-  }
 
   /**
    * Reaches the host provision_cmd made, starts the agent server there (see
@@ -121,15 +135,17 @@ export class SshLinks {
    * what to fix, having removed all it made: on the host (only what it made there), the
    * master, and the session's ssh directory.
    */
-  async provision(id: string, host: ProvisionedHost, start: StartScript): Promise<Provisioned> {
-    const conn = this.connection(id, { host: host.host, ...(host.port ? { port: host.port } : {}), ...(host.user ? { user: host.user } : {}), remote_port: 0 })
-    await mkdir(conn.dir, { recursive: true, mode: 0o700 })
-    await writeFile(conn.knownHosts, knownHostsLine(host), { mode: 0o600 })
+  async provision(id: string, host: ProvisionedHost & { name?: string }, start: Omit<StartScript, 'svc'>, prepare: Prepare): Promise<Provisioned> {
+    const { name, hostKey: _key, ...reached } = host
+    const place: SshPlace = { ...(name ? { name } : {}), ...reached, remote_port: 0 }
+    const conn = await this.options.masters.attach(id, host, place)
     let made = false
+    let forwarded: number | undefined
     try {
       const why = await conn.open()
-      if (why !== undefined) throw new Error(sshFailure(why, conn.name))
-      const run = await conn.exec(startScript(start))
+      if (why !== undefined) throw new Error(sshFailure(why, conn.name, this.options.source))
+      const svc = await prepare(conn)
+      const run = await conn.exec(startScript({ ...start, svc }))
       made = run.code !== NOTHING_MADE_EXIT && run.code !== WORKSPACE_TAKEN_EXIT
       if (run.code !== 0) {
         const why = run.timedOut ? `it did not finish within ${this.options.runner.timeoutMs / 1000} s` : run.stderrTail || `it exited with ${run.code ?? 'a signal'}`
@@ -141,17 +157,19 @@ export class SshLinks {
       } catch (error) {
         throw new Error(`svc agent-server on ${conn.name} printed no usable endpoint: ${(error as Error).message}`, { cause: error })
       }
-      conn.place.remote_port = Number(new URL(endpoint.url).port)
-      const local = await this.forward(conn, undefined)
+      place.remote_port = Number(new URL(endpoint.url).port)
+      const local = await this.forward(conn, place.remote_port, undefined)
       if (typeof local === 'string') throw new Error(`could not forward a local port to the agent server on ${conn.name}: ${local}`)
-      const link = new Link(id, start.slug, conn, local)
+      forwarded = local
+      const link = new Link(id, start.slug, conn, place.remote_port, local)
       link.state = 'up'
       this.links.set(id, link)
       this.schedule(link, this.options.timings.checkMs)
-      return { endpoint: { url: localUrl(local), token: endpoint.token }, place: conn.place }
+      return { endpoint: { url: localUrl(local), token: endpoint.token }, place }
     } catch (error) {
       // A failed start made at most a fresh clone; work the agent began in it is pushed first.
-      const released = await this.teardown(conn, made ? { slug: start.slug, branch: start.branch, discard: false, force: true } : undefined)
+      const forward = forwarded === undefined ? undefined : { local: forwarded, remote: place.remote_port }
+      const released = await this.teardown(id, conn, forward, made ? { slug: start.slug, branch: start.branch, discard: false, force: true } : undefined)
       if ('kept' in released) this.options.log.warn({ host: conn.name, slug: start.slug, why: released.kept }, 'a failed start left its workspace on the host')
       throw error
     }
@@ -159,7 +177,7 @@ export class SshLinks {
 
   /** A session kept from before a restart: its master reopened (its known_hosts file kept), its forward put back. */
   resume(id: string, slug: string, place: SshPlace, endpoint: string): void {
-    const link = new Link(id, slug, this.connection(id, place), Number(new URL(endpoint).port))
+    const link = new Link(id, slug, this.options.masters.resume(id, place), place.remote_port, Number(new URL(endpoint).port))
     this.links.set(id, link)
     this.schedule(link, 0)
   }
@@ -173,20 +191,8 @@ export class SshLinks {
     const link = this.links.get(id)
     this.links.delete(id)
     if (link) await this.stop(link)
-    return this.teardown(link?.conn ?? this.connection(id, place), { slug, ...how })
-  }
-
-  /** The sessions that have an ssh directory. */
-  async ids(): Promise<string[]> {
-    return readdir(this.options.dir).catch(() => [])
-  }
-
-  /** An ssh directory no session names: its master, if one still runs, ended; the directory removed. */
-  async forget(id: string): Promise<void> {
-    const dir = join(this.options.dir, id)
-    // `-O exit` finds the master by its control path alone: the host is not asked.
-    await this.connection(id, { host: 'localhost', remote_port: 0 }).exit()
-    await rm(dir, { recursive: true, force: true })
+    const forward = link ? { local: link.localPort, remote: link.remotePort } : undefined
+    return this.teardown(id, link?.conn ?? this.options.masters.resume(id, place), forward, { slug, ...how })
   }
 
   /** The daemon stops: every master ends (a restart reopens them); ssh directories stay. */
@@ -195,8 +201,9 @@ export class SshLinks {
     this.links.clear()
     await Promise.all(links.map(async (link) => {
       await this.stop(link)
-      await link.conn.exit()
+      await this.options.masters.detach(link.id, link.conn, undefined, false)
     }))
+    await this.options.masters.close()
   }
 
   private async stop(link: Link): Promise<void> {
@@ -205,26 +212,25 @@ export class SshLinks {
     await link.busy
   }
 
-  private async teardown(conn: SshConnection, stop: (StopScript & { force: boolean }) | undefined): Promise<Released> {
+  private async teardown(id: string, conn: SshConnection, forward: { local: number; remote: number } | undefined, stop: (StopScript & { force: boolean }) | undefined): Promise<Released> {
     let released: Released = { removed: true }
     if (stop !== undefined) {
       const run = await conn.exec(stopScript(stop))
       const said = redact(run.stderrTail.trim().split('\n').at(-1) ?? '')
       // Only a script that ran to its end removed the workspace: any other ending keeps it.
-      if (run.code === SSH_FAILED_EXIT || run.code === undefined) released = { unreachable: sshFailure(run.stderrTail || 'no answer', conn.name) }
+      if (run.code === SSH_FAILED_EXIT || run.code === undefined) released = { unreachable: sshFailure(run.stderrTail || 'no answer', conn.name, this.options.source) }
       else if (run.code !== 0) released = { kept: run.code === KEPT_EXIT ? said : `the stop script exited with ${run.code}: ${said}` }
     }
-    await conn.exit()
-    if (letGo(released, stop?.force === true)) await rm(conn.dir, { recursive: true, force: true })
+    await this.options.masters.detach(id, conn, forward, letGo(released, stop?.force === true))
     return released
   }
 
   /** Forwards a local port to the agent server: `preferred` first (a reopen keeps its endpoint), else free ones. The port, or why not. */
-  private async forward(conn: SshConnection, preferred: number | undefined): Promise<number | string> {
+  private async forward(conn: SshConnection, remote: number, preferred: number | undefined): Promise<number | string> {
     let why = ''
     for (let attempt = 0; attempt < FORWARD_TRIES; attempt += 1) {
       const port = attempt === 0 && preferred !== undefined ? preferred : await freePort()
-      const failure = await conn.forward(port, conn.place.remote_port)
+      const failure = await conn.forward(port, remote)
       if (failure === undefined) return port
       why = failure
     }
@@ -251,7 +257,7 @@ export class SshLinks {
       listener.down(link.id)
     }
     const reopened = alive ? undefined : await link.conn.open()
-    const forwarded = reopened === undefined && !link.closed ? await this.forward(link.conn, link.localPort) : undefined
+    const forwarded = reopened === undefined && !link.closed ? await this.forward(link.conn, link.remotePort, link.localPort) : undefined
     if (link.closed) return
     if (typeof forwarded === 'number') {
       link.localPort = forwarded
@@ -265,7 +271,7 @@ export class SshLinks {
       link.state = 'down'
       listener.down(link.id)
     }
-    const failure = reopened !== undefined ? sshFailure(reopened, link.conn.name) : `could not forward a local port: ${forwarded}`
+    const failure = reopened !== undefined ? sshFailure(reopened, link.conn.name, this.options.source) : `could not forward a local port: ${forwarded}`
     log.info({ host: link.conn.name, failure }, 'ssh master not reopened yet')
     link.failures += 1
     this.schedule(link, Math.min(timings.retryMs * 2 ** (link.failures - 1), timings.retryMaxMs))

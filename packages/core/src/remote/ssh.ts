@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { MAX_SOCKET_PATH_BYTES } from '@svc/protocol'
 import { runHook, type HookRun } from './hook-command.js'
 import type { SshPlace } from '../sessions/record.js'
 import { commandWords } from '../infra/command-words.js'
+import { shellQuote } from '../infra/launcher.js'
 
 /** ssh makes its control socket as `<ControlPath>.<16 random characters>` first, then renames it. */
 const CONTROL_TEMP_SUFFIX_BYTES = 17
@@ -81,7 +83,7 @@ export class SshConnection {
     return [program, ...pinned, ...target, ...own, ...args, '--', host, ...destination]
   }
 
-  private run(args: string[], destination: string[] = [], input?: string): Promise<HookRun> {
+  protected run(args: string[], destination: string[] = [], input?: string | Readable): Promise<HookRun> {
     return runHook(this.argv(args, destination), this.dir, this.runner.env(), this.runner.timeoutMs, input)
   }
 
@@ -111,10 +113,20 @@ export class SshConnection {
     return this.run(['-o', 'ControlMaster=no'], ['sh -s'], script)
   }
 
+  /** Runs `script` with `sh -c` on the host (it holds no secret), `input` its stdin: for a script that reads data, such as a tarball. */
+  send(script: string, input: Readable): Promise<HookRun> {
+    return this.run(['-o', 'ControlMaster=no'], [`sh -c ${shellQuote(script)}`], input)
+  }
+
   /** Forwards 127.0.0.1:`local` here to 127.0.0.1:`remote` on the host, on the master. */
   async forward(local: number, remote: number): Promise<string | undefined> {
     const run = await this.run(['-O', 'forward', '-L', `127.0.0.1:${local}:127.0.0.1:${remote}`])
     return run.code === 0 ? undefined : run.stderrTail || `ssh -O forward exited with ${run.code ?? 'a signal'}`
+  }
+
+  /** Ends one forward of the master (a shared master outlives the session it served). */
+  async cancel(local: number, remote: number): Promise<void> {
+    await this.run(['-O', 'cancel', '-L', `127.0.0.1:${local}:127.0.0.1:${remote}`])
   }
 
   /** Ends the master (and so its forwards); a master already gone is fine. */

@@ -57,3 +57,23 @@ describe('the docker backend', () => {
     expect(backendOf({ backend: 'docker' }, { settings: { ...defaults, 'docker.image': 'svc-dev:1' } })).toBe('docker')
   })
 })
+
+describe('the ssh backend', () => {
+  const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl'
+  const hosts = { ssh_hosts: { box: { host: 'box.internal', host_key: key }, gpu: { host: '10.0.0.7', port: 2222, host_key: key } } }
+  const ssh = (values: Partial<Settings>) => backends({ settings: { ...defaults, ...values } }, undefined).backends.find((entry) => entry.name === 'ssh')
+  const create = (values: Partial<Settings>, host: string) => backendOf({ backend: 'ssh', host }, { settings: { ...defaults, ...values } })
+
+  it('says why not: no ssh_hosts, no host picked, a host ssh_hosts does not name', () => {
+    expect(ssh({})).toMatchObject({ status: 'unavailable', hosts: [], reason: expect.stringContaining('no ssh_hosts are set') })
+    expect(ssh(hosts)).toMatchObject({ status: 'unavailable', hosts: ['box', 'gpu'], reason: expect.stringContaining('set ssh.host to one of box, gpu') })
+    expect(ssh({ ...hosts, 'ssh.host': 'nope' })?.reason).toBe('ssh host "nope" is not in ssh_hosts; known: box, gpu')
+    expect(() => create(hosts, 'nope')).toThrow(/backend "ssh" is not available \(ssh host "nope" is not in ssh_hosts/)
+  })
+
+  it("is available on the repository's host, listed first, or on the one a create picks", () => {
+    expect(ssh({ ...hosts, 'ssh.host': 'gpu' })).toMatchObject({ status: 'available', hosts: ['gpu', 'box'] })
+    expect(create(hosts, 'box')).toBe('ssh')
+    expect(create({ ...hosts, 'ssh.host': 'nope' }, 'gpu')).toBe('ssh')
+  })
+})

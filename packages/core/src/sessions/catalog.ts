@@ -57,8 +57,28 @@ function dockerBackend({ settings }: InForce, engineDown: string | undefined): B
   return reason ? { name: 'docker', status: 'unavailable', reason, label } : { name: 'docker', status: 'available', label }
 }
 
-function backendList(inForce: InForce, engineDown: string | undefined): Backend[] {
-  return [{ name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' }, hookBackend(inForce), dockerBackend(inForce, engineDown)]
+/**
+ * Whether the ssh backend can run sessions of a repository, and why not: ssh_hosts must
+ * name the host a create picks (`host`, else the repository's ssh.host). Its hosts are
+ * listed either way, so a client can offer them.
+ */
+function sshBackend({ settings }: InForce, host: string | undefined): Backend {
+  const label = 'On an ssh host (ssh_hosts)'
+  const names = Object.keys(settings.ssh_hosts).sort()
+  const picked = host || settings['ssh.host']
+  const hosts = picked && names.includes(picked) ? [picked, ...names.filter((name) => name !== picked)] : names
+  const reason = names.length === 0
+    ? 'no ssh_hosts are set; add one with "svc hosts add NAME USER@HOST --scan"'
+    : !picked
+      ? `no host is picked: pass host (--host NAME) or set ssh.host to one of ${names.join(', ')}`
+      : !names.includes(picked)
+        ? `ssh host ${quote(picked)} is not in ssh_hosts; known: ${names.join(', ')}`
+        : undefined
+  return { name: 'ssh', status: reason ? 'unavailable' : 'available', ...(reason ? { reason } : {}), label, hosts }
+}
+
+function backendList(inForce: InForce, engineDown: string | undefined, host?: string): Backend[] {
+  return [{ name: 'local', status: 'available', label: 'Local (tmux on the daemon host)' }, hookBackend(inForce), dockerBackend(inForce, engineDown), sshBackend(inForce, host)]
 }
 
 /** The backend a create asks for: `force_remote` means `hook` only when `backend` is empty; neither means the repository's `backend`. */
@@ -75,7 +95,7 @@ export function backends(inForce: InForce, engineDown: string | undefined): Back
 
 /** The backend a create asks for (see requestedBackend), refused, saying why, when it cannot run; `engineDown` as for backends. */
 export function backendOf(request: { backend?: string; force_remote?: boolean; host?: string }, inForce: InForce, engineDown?: string): string {
-  const entries = backendList(inForce, engineDown)
+  const entries = backendList(inForce, engineDown, request.host)
   const backend = requestedBackend(request, inForce.settings)
   const entry = entries.find((candidate) => candidate.name === backend)
   if (entry?.status !== 'available') {

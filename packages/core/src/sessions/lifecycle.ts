@@ -114,7 +114,7 @@ export class Lifecycle {
     const backend = backendOf(request, { settings }, engineDown)
     const program = (request.program ?? '').trim() || settings.default_program
     const account = request.account ?? ''
-    if (backend === 'hook' || backend === 'docker') {
+    if (backend === 'hook' || backend === 'docker' || backend === 'ssh') {
       await options.repository(repo)
       return options.hook.create({ request, repo, settings, program, backend })
     }

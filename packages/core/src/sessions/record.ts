@@ -85,9 +85,11 @@ export interface RemotePlace {
   remote_id: string
   /** `--name` of launch_cmd and delete_cmd. */
   slug: string
-  via: 'launch' | 'provision' | 'docker'
+  via: 'launch' | 'provision' | 'docker' | 'ssh'
   /** Docker sessions: the container svc made, and the agent server's port published on 127.0.0.1. */
   docker?: DockerPlace
+  /** An ssh session's host: its name in ssh_hosts, kept across archive and restore. */
+  ssh_host?: string
   /** Provisioned sessions: the host reached over ssh, and the agent server's port there (the endpoint is a local forward to it). */
   ssh?: SshPlace
   /** The remote row's idle reason, as last seen. */
@@ -113,8 +115,10 @@ export interface ArchivedPush {
   snapshot?: string
 }
 
-/** The host provision_cmd made, as ssh reaches it. */
+/** The host provision_cmd made (or an ssh session's host of ssh_hosts), as ssh reaches it. */
 export interface SshPlace {
+  /** An ssh session's: the ssh_hosts name of its host, as rows show it. */
+  name?: string
   host: string
   port?: number
   user?: string
@@ -133,7 +137,7 @@ export interface DockerPlace {
 /** The host a hook session's row names: `docker` for a container, the ssh host, or the endpoint's. */
 function remoteHostOf(place: RemotePlace | undefined): string | undefined {
   if (place?.docker) return 'docker'
-  return place?.ssh?.host ?? (place?.endpoint ? new URL(place.endpoint).hostname : undefined)
+  return place?.ssh_host ?? place?.ssh?.host ?? (place?.endpoint ? new URL(place.endpoint).hostname : undefined)
 }
 
 /** Go's zero time and anything before it: what an unset timestamp looks like once stored. */

@@ -24,6 +24,7 @@ import { hookTimeoutMs } from '../remote/hook-command.js'
 import { RemoteTokens } from '../remote/tokens.js'
 import { sshTimings } from '../remote/ssh-links.js'
 import type { RemoteLink } from '../remote/link.js'
+import { refuseHostsInUse } from '../remote/ssh-host-provider.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionFeedFactory, type SessionRef, type SettledListener } from './table.js'
 import type { WireCache } from './wire-cache.js'
@@ -101,6 +102,7 @@ export class Sessions {
       resolver: options.resolver,
       config: options.config,
       sshDir: options.paths.remoteSsh,
+      sshHostsDir: options.paths.sshHosts,
       sshTimings: sshTimings(options.env),
       tokens: new RemoteTokens(options.paths.remoteTokens),
       log: options.log,
@@ -113,6 +115,7 @@ export class Sessions {
       bootId: options.bootId,
       targetedBy: (record) => this.targetedBy(record),
     })
+    options.config.guard((next) => refuseHostsInUse(table.records.values(), next))
     this.observer = new Observer(
       {
         // Hook sessions run elsewhere: their remote observes them.

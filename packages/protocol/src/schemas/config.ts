@@ -2,7 +2,7 @@ import Type from 'typebox'
 import { Closed, Request } from './common.js'
 import { ConfigAppliesWord, ConfigScopeWord, ConfigSourceWord, ConfigTierNameWord } from './vocab.js'
 
-export const CONFIG_TYPES = ['bool', 'int', 'duration', 'string', 'address', 'env-names', 'list', 'map'] as const
+export const CONFIG_TYPES = ['bool', 'int', 'duration', 'string', 'address', 'env-names', 'list', 'map', 'ssh-hosts'] as const
 export type ConfigType = (typeof CONFIG_TYPES)[number]
 
 export const ConfigEntry = Closed({

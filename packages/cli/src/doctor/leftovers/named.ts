@@ -15,6 +15,8 @@ export interface Named {
   branches: Set<string>
   /** Repository roots sessions and creations use. */
   repos: Set<string>
+  /** The ssh_hosts names ssh sessions and creations run on (their shared masters' directories). */
+  sshHosts: Set<string>
   /** Record or intent files that do not parse: what they name is unknown, so nothing is removed. */
   unreadable: string[]
 }
@@ -30,6 +32,7 @@ export async function readNamed(paths: ServicePaths): Promise<Named> {
     paths: new Set(),
     branches: new Set(),
     repos: new Set(),
+    sshHosts: new Set(),
     unreadable: [...sessions.unreadable, ...creations.unreadable].map((file) => file.path),
   }
   for (const record of sessions.values) {
@@ -39,6 +42,7 @@ export async function readNamed(paths: ServicePaths): Promise<Named> {
     if (record.archived_path) named.paths.add(record.archived_path)
     named.branches.add(branchKey(record.repo_path, record.branch))
     named.repos.add(record.repo_path)
+    if (record.remote?.ssh_host) named.sshHosts.add(record.remote.ssh_host)
   }
   for (const intent of creations.values) {
     named.ids.add(intent.id)
@@ -48,6 +52,7 @@ export async function readNamed(paths: ServicePaths): Promise<Named> {
       named.branches.add(branchKey(intent.repo_path, intent.worktree.branch))
     }
     named.repos.add(intent.repo_path)
+    if (intent.hook?.ssh?.name) named.sshHosts.add(intent.hook.ssh.name)
   }
   return named
 }

@@ -8,8 +8,8 @@ async function entries(dir: string): Promise<string[]> {
 }
 
 /**
- * Hook sessions' ssh directories (known_hosts, the ControlMaster's socket and log) and
- * tokens whose session is gone. The daemon sweeps them at its start; doctor names them
+ * Hook sessions' ssh directories (known_hosts, the ControlMaster's socket and log), ssh
+ * hosts' directories (a shared master's) no session runs on, and tokens whose session is gone. The daemon sweeps them at its start; doctor names them
  * meanwhile, and --fix ends a master still running for one before removing it.
  */
 export const remoteLeftovers: LeftoverFinder = async ({ paths, named, settings }) => {
@@ -40,5 +40,21 @@ export const remoteLeftovers: LeftoverFinder = async ({ paths, named, settings }
       remove: () => removeFileDurable(join(paths.remoteTokens, id)),
     }),
   )
-  return [...sshDirs, ...tokens]
+  const hostDirs = (await entries(paths.sshHosts))
+    .filter((name) => !named.sshHosts.has(name))
+    .map(
+      (name): Leftover => ({
+        kind: 'ssh host directory',
+        what: join(paths.sshHosts, name),
+        why: 'of an ssh host no session runs on (its shared master, if one runs, is ended with it)',
+        namedByRecords: true,
+        stillLeftover: async (now) => !now.sshHosts.has(name) && (await entries(paths.sshHosts)).includes(name),
+        remove: async () => {
+          const dir = join(paths.sshHosts, name)
+          await new SshConnection(dir, { host: 'localhost', remote_port: 0 }, runner).exit()
+          await rm(dir, { recursive: true, force: true })
+        },
+      }),
+    )
+  return [...sshDirs, ...hostDirs, ...tokens]
 }
