@@ -274,7 +274,7 @@ describe('svc sessions, svc tabs over a real daemon', () => {
     expect(programTable.out).toMatch(/^claude\s+yes\s+\(none: any screen\)$/m)
     expect(programTable.out).toMatch(/^gemini\s+(yes|no)\s+gemini$/m)
     expect(programTable.out).toContain('default: claude\n')
-    expect(backends).toMatchObject({ default: 'local', backends: [{ name: 'local', status: 'available' }, { name: 'hook' }] })
+    expect(backends).toMatchObject({ default: 'local', backends: [{ name: 'local', status: 'available' }, { name: 'hook' }, { name: 'docker' }, { name: 'ssh' }] })
     expect(backendTable.out).toMatch(/^hook\s+unavailable\s+.*sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd/m)
     expect(name.name).toMatch(/^[a-z]+-[a-z]+$/)
     expect(nameLine.out).toMatch(/^[a-z]+-[a-z]+\n$/)

@@ -126,6 +126,8 @@ describe('where and what runs', () => {
       backends: [
         { name: 'local', status: 'available', label: expect.any(String) },
         { name: 'hook', status: 'unavailable', reason: expect.stringContaining('sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd'), label: expect.any(String) },
+        { name: 'docker', status: 'unavailable', reason: expect.stringContaining('docker.image is not set'), label: expect.any(String) },
+        { name: 'ssh', status: 'unavailable', reason: expect.stringContaining('no ssh_hosts are set'), label: expect.any(String), hosts: [] },
       ],
       default: 'local',
       default_status: 'available',

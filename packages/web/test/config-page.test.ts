@@ -147,7 +147,7 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
     await page.getByLabel('Settings of').selectOption(repo)
     await page.getByTestId('config-file').filter({ hasText: '.svc/config.json' }).waitFor()
     const backend = page.getByLabel('backend', { exact: true })
-    expect(await backend.locator('option').allTextContents()).toEqual(['local', 'hook'])
+    expect(await backend.locator('option').allTextContents()).toEqual(['local', 'hook', 'docker', 'ssh'])
     await backend.selectOption('hook')
     await holds('backend', 'hook', repo)
     expect((await entry('backend', repo)).source).toBe('repo')

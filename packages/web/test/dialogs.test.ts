@@ -119,11 +119,13 @@ describe.skipIf(!present)('the web UI dialogs', { timeout: 90_000 }, () => {
     expect(await hook.isDisabled()).toBe(true)
     expect(await hook.innerText()).toMatch(/unavailable: .*sets neither remote_hooks.provision_cmd nor remote_hooks.launch_cmd/)
     expect(await dialog().getByLabel(/^Host/).count()).toBe(0)
-    // An ssh backend with two hosts, as the daemon lists one when ssh_hosts is set: the create names the host picked.
+    expect(await runs.locator('option[value=ssh]').innerText()).toMatch(/unavailable: no ssh_hosts are set/)
+    // The ssh backend with two hosts, as the daemon lists it once ssh_hosts holds them: the create names the host picked.
     await page.route('**/v1/ListBackends', async (route) => {
       const response = await route.fetch()
-      const listed = (await response.json()) as { data: { backends: unknown[] } }
-      listed.data.backends.push({ name: 'ssh', status: 'available', label: 'ssh host', hosts: ['gpu-box', 'spare'] })
+      const listed = (await response.json()) as { data: { backends: Array<{ name: string }> } }
+      const ssh = { name: 'ssh', status: 'available', label: 'ssh host', hosts: ['gpu-box', 'spare'] }
+      listed.data.backends = listed.data.backends.map((backend) => (backend.name === 'ssh' ? ssh : backend))
       await route.fulfill({ response, json: listed })
     })
     await openDialog()
