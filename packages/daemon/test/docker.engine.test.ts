@@ -18,8 +18,10 @@ describe('a docker session whose engine restarts', () => {
     // Its work cannot be pushed first: nothing is deleted on a guess.
     const kill = await world.daemon.post('/v1/KillSession', { id: before.id })
     expect(kill.json.error.message).toContain('could not kill docker session "engine"')
-    const backends = await world.daemon.client.call('ListBackends', { repo_path: world.repo })
-    expect(backends.backends.find((backend) => backend.name === 'docker')).toMatchObject({ status: 'unavailable', reason: expect.stringContaining('the Docker Engine does not answer at unix://') })
+    // The engine's answer is believed for a few seconds: ListBackends says so once it is asked again.
+    const docker = async () => (await world.daemon.client.call('ListBackends', { repo_path: world.repo })).backends.find((backend) => backend.name === 'docker')
+    const unavailable = await waitFor(async () => ((await docker())?.status === 'unavailable' ? docker() : undefined), 20_000)
+    expect(unavailable?.reason).toContain('the Docker Engine does not answer at unix://')
 
     await engine.start()
     // The container restarts with the engine, its keeper starts the agent server again.

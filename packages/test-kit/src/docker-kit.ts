@@ -138,11 +138,12 @@ export function useDockerWorld({ privateEngine = false, settings = {}, env = {} 
     }
   }, 300_000)
   afterAll(async () => {
-    if (world.daemon) {
-      await world.daemon.stop()
-      removeContainersOf(world.daemon.home)
+    if (world.daemon) await world.daemon.stop()
+    // A private engine's containers and images go with its data root (close), even when a failed test left it stopped.
+    if (!world.engine) {
+      if (world.daemon) removeContainersOf(world.daemon.home)
+      if (world.image) removeImages(world.image)
     }
-    if (world.image) removeImages(world.image)
     await world.engine?.close()
     await homes.release()
   }, 120_000)
