@@ -18,6 +18,8 @@ describe('a docker session whose engine restarts', () => {
     // Its work cannot be pushed first: nothing is deleted on a guess.
     const kill = await world.daemon.post('/v1/KillSession', { id: before.id })
     expect(kill.json.error.message).toContain('could not kill docker session "engine"')
+    const prompt = await world.daemon.post('/v1/SendPrompt', { id: before.id, prompt: 'anyone?' })
+    expect(prompt.json.error.message).toContain('the remote of docker session "engine" at docker does not answer')
     // The engine's answer is believed for a few seconds: ListBackends says so once it is asked again.
     const docker = async () => (await world.daemon.client.call('ListBackends', { repo_path: world.repo })).backends.find((backend) => backend.name === 'docker')
     const unavailable = await waitFor(async () => ((await docker())?.status === 'unavailable' ? docker() : undefined), 20_000)

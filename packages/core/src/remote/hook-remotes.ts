@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import { DaemonError, quote, UnreachableError, type Client, type RequestOf, type ResponseOf, type RouteName } from '@svc/protocol'
 import { Refused } from '../errors.js'
-import { setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { remoteNoun, setState, stateOf, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { isUnreachable, redact, remoteClient, type Endpoint } from './endpoint.js'
 import { EventRelay, type RelayedKind } from './event-relay.js'
 import type { HookOptions } from './hook-options.js'
@@ -49,10 +49,10 @@ export class HookRemotes implements SshListener {
   }
 
   clientOf(record: SessionRecord): { client: Client; token: string } {
-    if (stateOf(record) === 'archived') throw new Refused(`hook session ${quote(record.title)} is archived; restore it with RestoreArchived first`)
+    if (stateOf(record) === 'archived') throw new Refused(`${remoteNoun(record.remote)} ${quote(record.title)} is archived; restore it with RestoreArchived first`)
     const entry = this.clients.get(record.id)
     if (!entry && this.held.has(record.id)) throw new UnreachableError(`its remote at ${this.hostOf(record)} is not reachable yet since the restart`, undefined)
-    if (!entry) throw new Refused(`the token of hook session ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
+    if (!entry) throw new Refused(`the token of ${remoteNoun(record.remote)} ${quote(record.title)} is missing (${record.id} under remote-tokens); kill it with force_reap`)
     return entry
   }
 
@@ -134,7 +134,7 @@ export class HookRemotes implements SshListener {
     } catch (error) {
       const host = this.hostOf(record)
       if (isUnreachable(error)) {
-        throw new Refused(`the remote of hook session ${quote(record.title)} at ${host} does not answer (${(error as Error).message}); its last-known state is kept and it is retried`)
+        throw new Refused(`the remote of ${remoteNoun(record.remote)} ${quote(record.title)} at ${host} does not answer (${(error as Error).message}); its last-known state is kept and it is retried`)
       }
       if (error instanceof DaemonError) throw new Refused(`the remote agent server at ${host} answered: ${error.message}`)
       throw error

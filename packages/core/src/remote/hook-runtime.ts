@@ -2,7 +2,7 @@ import { quote, TabKind, type CheckedRequestOf } from '@svc/protocol'
 import type { SessionRef } from '../sessions/table.js'
 import { Refused } from '../errors.js'
 import { liveOrRefuse } from '../sessions/prompts.js'
-import { archivedRef, stateOf, type SessionRecord } from '../sessions/record.js'
+import { archivedRef, remoteNoun, stateOf, type SessionRecord } from '../sessions/record.js'
 import { archiveAlone, refuseOtherBoot, refuseRestoring, refuseUnarchived } from '../sessions/lifecycle-guards.js'
 import type { Runtime } from '../sessions/runtime.js'
 import { tabKindOf } from '../sessions/tabs.js'
@@ -202,7 +202,7 @@ export class HookRuntime implements Runtime {
       // Named by title there: asked only of a session the remote has, so it never creates one.
       const { instances } = await this.remotes.ask(record, 'Snapshot', {})
       const row = instances.find((instance) => instance.id === placeOf(record).remote_id)
-      if (!row) throw new Refused(`the remote agent server at ${hostOf(placeOf(record).endpoint)} no longer has hook session ${quote(record.title)}`)
+      if (!row) throw new Refused(`the remote agent server at ${hostOf(placeOf(record).endpoint)} no longer has ${remoteNoun(record.remote)} ${quote(record.title)}`)
       const answer = await this.remotes.ask(record, 'DeliverPrompt', { title: row.title, repo_path: row.repo_path, prompt, defer_while_attached: true })
       await this.remotes.refresh(record).catch(() => {})
       return answer

@@ -6,7 +6,7 @@ import { InvalidRequest, Refused } from '../errors.js'
 import { git, type Repository } from '../infra/git.js'
 import type { HookIntent, HookStep } from '../sessions/reconcile.js'
 import { stillLeads, stopGroup } from '../infra/process-group.js'
-import { setState, stateOf, type ArchivedPush, type RemotePlace, type SessionRecord, type SessionWire } from '../sessions/record.js'
+import { remoteNoun, setState, stateOf, type ArchivedPush, type RemotePlace, type SessionRecord, type SessionWire } from '../sessions/record.js'
 import { allocateTitle } from '../sessions/titles.js'
 import { currentCheckout } from '../sessions/worktree.js'
 import { redact } from './endpoint.js'
@@ -53,7 +53,7 @@ function launchRefusal(intent: HookIntent, error: unknown, undoFailure: string |
   // A docker or ssh session's place is svc's alone: no delete_cmd ran.
   const own = intent.hook.via === 'docker' || intent.hook.via === 'ssh' ? intent.hook.via : undefined
   const cleanup = undoFailure ? `; then ${undoFailure}` : own === 'ssh' ? '; nothing was left on the host' : own ? '; nothing of it is left' : `; delete_cmd --name ${intent.hook.slug} ran`
-  return new Refused(redact(`could not ${what} ${own ?? 'hook'} session ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
+  return new Refused(redact(`could not ${what} ${remoteNoun(intent.hook)} ${quote(intent.title)}: ${error.message}${cleanup}`, error.token))
 }
 
 /** Which provider starts a session of the backend (backendOf checked the host is known). */
@@ -118,7 +118,7 @@ export class HookServers {
       const title = allocateTitle(request, new Set(table.ofRepository(repo.id).map((existing) => existing.title)))
       const slug = slugOf(title)
       const holder = [...table.records.values()].find((existing) => existing.remote?.slug === slug)
-      if (holder) throw new Refused(`the slug ${quote(slug)} of title ${quote(title)} is used by hook session ${quote(holder.title)}; choose another title`)
+      if (holder) throw new Refused(`the slug ${quote(slug)} of title ${quote(title)} is used by ${remoteNoun(holder.remote)} ${quote(holder.title)}; choose another title`)
       const now = table.now.toISOString()
       const reserved: SessionRecord = {
         id: randomBytes(8).toString('hex'),

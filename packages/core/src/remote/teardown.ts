@@ -1,7 +1,7 @@
 import { DaemonError, quote } from '@svc/protocol'
 import type { Settings } from '../config/keys.js'
 import { Refused } from '../errors.js'
-import { remotePathOf, stateOf, type ArchivedPush, type SessionRecord } from '../sessions/record.js'
+import { remoteNoun, remotePathOf, stateOf, type ArchivedPush, type SessionRecord } from '../sessions/record.js'
 import { committed } from '../sessions/table.js'
 import { isUnreachable, redact, remoteClient } from './endpoint.js'
 import type { HookOptions } from './hook-options.js'
@@ -239,5 +239,5 @@ function teardownIntent(record: SessionRecord, { end, forceReap, discard }: Reti
 
 function retireRefusal(record: SessionRecord, end: Retire['end'], why: string): Refused {
   const verb = end === 'archived' ? 'archive' : end === 'removed' ? 'kill' : 'restore'
-  return new Refused(`could not ${verb} ${placeOf(record).via === 'docker' ? 'docker' : 'hook'} session ${quote(record.title)}: ${why}`)
+  return new Refused(`could not ${verb} ${remoteNoun(record.remote)} ${quote(record.title)}: ${why}`)
 }

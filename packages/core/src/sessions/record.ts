@@ -77,6 +77,11 @@ export interface SessionRecord {
   remote?: RemotePlace
 }
 
+/** How messages name a remote session: by its backend for svc's own (docker, ssh), else a hook session. */
+export function remoteNoun(place: { via?: RemotePlace['via'] } | undefined): string {
+  return place?.via === 'docker' || place?.via === 'ssh' ? `${place.via} session` : 'hook session'
+}
+
 /** Where a hook session runs, and what the home last learnt of it. */
 export interface RemotePlace {
   /** The agent server's base URL. */
