@@ -28,6 +28,20 @@ describe(`an ssh session on a host of ssh_hosts, its sshd ${placeLabel()}`, () =
     expect(backends.find((entry) => entry.name === 'ssh')).toMatchObject({ status: 'unavailable', hosts: ['box', 'forged', 'notmux', 'nowhere'], reason: expect.stringContaining('set ssh.host') })
   })
 
+  it('runs remote_svc_command instead of installing svc when one is set: a command the host lacks is refused, nothing copied', async () => {
+    const missing = join(world.sshd.remoteHome, 'no-such-svc')
+    await world.daemon.client.call('SetConfigValue', { key: 'remote_svc_command', value: missing })
+    try {
+      const reply = await create({ title: 'override' })
+      expect(reply.json.error.message).toContain(`svc is not installed on this host: command -v ${missing}`)
+      expect(existsSync(world.installed)).toBe(false)
+      expect(installLogs()).toBe(0)
+      expect(hostLeftovers(world).workspaces).toEqual([])
+    } finally {
+      await world.daemon.client.call('UnsetConfigValue', { key: 'remote_svc_command' })
+    }
+  })
+
   it('installs svc on a host that lacks it (sha256 checked), then runs the session there: prompt delivered, row "on box", one master', async () => {
     expect(existsSync(world.installed)).toBe(false)
     const reply = await create({ title: 'first', prompt: 'hello over ssh' })
