@@ -154,7 +154,7 @@ function NewSessionForm() {
           </select>
         </label>
       ) : null}
-      {hosts ? (
+      {hosts?.length ? (
         <label className={ui.label}>
           Host
           <select className={ui.blockField} value={form.host || hosts[0]} onChange={set('host')}>
