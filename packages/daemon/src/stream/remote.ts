@@ -2,6 +2,7 @@ import WebSocket from 'ws'
 import { CLIENT_VERSION_HEADER, DaemonError, openPlane, STREAM_SEQ_HEADER, streamPath, SVC_VERSION, UnreachableError, type PlaneSocket } from '@svc/protocol'
 import type { RemoteLink } from '@svc/core'
 import { HttpError } from '../http-error.js'
+import { RelayPipe } from './relay-pipe.js'
 
 /**
  * Where a session's terminal comes from: undefined for a local session (the hub's pty),
@@ -26,9 +27,6 @@ export interface RemoteStream {
   /** Settles with the remote's close code and reason. */
   closed: Promise<{ code: number; reason: Buffer }>
 }
-
-/** A client further behind than this stops reading the remote: the remote's own bound then drops the stream. */
-const HIGH_WATER_BYTES = 1024 * 1024
 
 /** The stream path on the remote for this session and query. */
 function remotePath(link: RemoteLink, query: RemoteStreamQuery): string {
@@ -72,13 +70,15 @@ function closeLike(socket: WebSocket, code: number, reason: Buffer): void {
 }
 
 /**
- * Pipes a client's stream to the remote's, frames unchanged both ways (one codec: the
- * remote decodes what the client sends and answers a bad frame itself), each side's
- * close relayed to the other with its code. A slow client stops the relay reading the
- * remote, so the remote's own bound applies.
+ * Pipes a client's stream to the remote's, both ways in order (one codec: the remote
+ * decodes what the client sends and answers a bad frame itself; the remote's output
+ * frames of one turn reach the client as one), each side's close relayed to the other
+ * with its code. A slow client stops the relay reading the remote, so the remote's own
+ * bound applies.
  */
 export function relayStream(client: WebSocket, remote: RemoteStream): void {
   const { socket } = remote.plane
+  const pipe = new RelayPipe(client, socket)
   client.on('message', (data: WebSocket.RawData, binary: boolean) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(data, { binary })
   })
@@ -86,17 +86,12 @@ export function relayStream(client: WebSocket, remote: RemoteStream): void {
   // A socket error is followed by close; nothing else to do.
   client.on('error', () => {})
   socket.on('error', () => {})
-  const clientClosed = new Promise<void>((resolve) => client.once('close', () => resolve()))
   void (async () => {
     for await (const [data, binary] of remote.plane.messages) {
       if (client.readyState !== WebSocket.OPEN) break
-      const written = new Promise<void>((resolve) => client.send(data, { binary }, () => resolve()))
-      if (client.bufferedAmount <= HIGH_WATER_BYTES) continue
-      // Behind: the remote is not read until the client took all that was sent to it.
-      socket.pause()
-      await Promise.race([written, clientClosed])
-      socket.resume()
+      pipe.push(data, binary)
     }
+    pipe.flush()
     const { code, reason } = await remote.closed
     closeLike(client, code, reason)
   })()

@@ -1,6 +1,7 @@
 import { spawn, type IPty } from 'node-pty'
 import { encodeServerFrame, type ServerFrame, type WireFrame } from '@svc/protocol'
 import type { Screen, Tmux } from '@svc/core'
+import { OutputPacer } from './output-pacer.js'
 import { ReplayRing } from './ring.js'
 
 /** How long a terminal outlives its last subscriber, so a quick reconnect finds it warm. */
@@ -39,6 +40,11 @@ export function repaintOf(screen: Screen): Buffer {
 export class Terminal {
   readonly subscribers = new Set<Subscriber>()
   readonly ring = new ReplayRing()
+  /** Output joins the ring as it is sent, so a subscriber joining meanwhile gets held output once, from the broadcast. */
+  private readonly pacer = new OutputPacer((data) => {
+    this.ring.push(data)
+    this.broadcast(encodeServerFrame({ type: 'output', data }))
+  })
   private pty: IPty
   private size: { rows: number; cols: number }
   private linger: NodeJS.Timeout | undefined
@@ -76,7 +82,7 @@ export class Terminal {
     this.attachedAt = Date.now()
     this.clientRunning = true
     for (const keys of this.pendingInput.splice(0)) pty.write(keys)
-    pty.onData((data) => this.output(data as unknown as Buffer))
+    pty.onData((data) => this.pacer.push(data as unknown as Buffer))
     pty.onExit(({ exitCode }) => {
       this.clientRunning = false
       this.tmux.ownClients.delete(pty.pid)
@@ -124,6 +130,7 @@ export class Terminal {
   input(data: Uint8Array): void {
     if (!this.alive) throw new Error('the terminal has exited')
     const keys = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    this.pacer.keyTyped()
     if (this.clientRunning) this.pty.write(keys)
     else this.pendingInput.push(Buffer.from(keys))
   }
@@ -133,6 +140,7 @@ export class Terminal {
     if (!this.alive) return
     this.size = { rows, cols }
     if (this.clientRunning) this.resizeClient()
+    this.pacer.flush()
     this.broadcast(encodeServerFrame({ type: 'resize', rows, cols }))
   }
 
@@ -158,11 +166,6 @@ export class Terminal {
   private idle(): void {
     clearTimeout(this.linger)
     this.linger = setTimeout(() => this.close(), LINGER_MS)
-  }
-
-  private output(data: Buffer): void {
-    this.ring.push(data)
-    this.broadcast(encodeServerFrame({ type: 'output', data }))
   }
 
   private broadcast(frame: WireFrame): void {
@@ -194,6 +197,7 @@ export class Terminal {
   }
 
   private endAll(): void {
+    this.pacer.flush()
     const frame = encodeServerFrame({ type: 'exit', code: this.exitCode ?? 0 })
     for (const subscriber of this.subscribers) {
       subscriber.send(frame)
