@@ -34,6 +34,8 @@ export class Automation {
   private readonly armedWith = new Map<string, string>()
   private readonly watches = new Map<string, Watch>()
   private readonly firedAt = new Map<string, Date>()
+  /** Counts changes of the watches and fire times `live` reads. */
+  private liveChanges = 0
 
   constructor(
     private readonly clock: Clock,
@@ -54,6 +56,11 @@ export class Automation {
       },
       (id, due) => this.fire(id, due),
     )
+  }
+
+  /** Changes whenever some task's live state does. */
+  liveVersion(): number {
+    return this.scheduler.changes + this.liveChanges
   }
 
   live(id: string): LiveState {
@@ -89,6 +96,7 @@ export class Automation {
     const watch = this.watches.get(id)
     if (!watch) return
     this.watches.delete(id)
+    this.liveChanges++
     await Promise.all([watch.watcher.stop(), watch.queue.stop()])
   }
 
@@ -116,6 +124,7 @@ export class Automation {
   private stamp(id: string): Date {
     const at = this.clock.now()
     this.firedAt.set(id, at)
+    this.liveChanges++
     return at
   }
 
@@ -151,6 +160,7 @@ export class Automation {
         (line) => queue.push(line),
         (reason) => {
           watch.ended = reason
+          this.liveChanges++
           this.log.warn({ task: id, reason }, 'watch command stopped')
           void this.outcomes.recordOrLog({ task_id: id, last_run_status: reason })
         },
@@ -159,5 +169,6 @@ export class Automation {
       ),
     }
     this.watches.set(id, watch)
+    this.liveChanges++
   }
 }

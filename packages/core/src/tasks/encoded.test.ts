@@ -15,9 +15,9 @@ const docOf = (tasks: TaskRecord[], generation = 1): TaskDocument => ({ store_ge
 
 /** An encoder on a clock and live state the test moves by hand. */
 function encoder() {
-  const state = { now: new Date('2026-01-01T00:40:00Z'), live: {} as LiveState }
+  const state = { now: new Date('2026-01-01T00:40:00Z'), live: {} as LiveState, liveVersion: 0 }
   const config = { get: () => POLL } as unknown as Config
-  const encoded = new EncodedTasks({ now: () => state.now }, config, () => state.live, new MissedOccurrences(MISSED_CAP))
+  const encoded = new EncodedTasks({ now: () => state.now }, config, { of: () => state.live, version: () => state.liveVersion }, new MissedOccurrences(MISSED_CAP))
   const list = (doc: TaskDocument) => {
     const json = encoded.listJson(doc)
     return { json, tasks: (JSON.parse(json) as { tasks: Array<Record<string, unknown>> }).tasks }
@@ -34,7 +34,7 @@ it('answers the very same text while nothing moved', () => {
 it('lists a task as derived again for another reader meanwhile (the event feed), not as the list before', () => {
   const state = { now: new Date('2026-01-01T01:00:00.500Z') }
   const config = { get: () => POLL } as unknown as Config
-  const encoded = new EncodedTasks({ now: () => state.now }, config, () => ({}), new MissedOccurrences(MISSED_CAP))
+  const encoded = new EncodedTasks({ now: () => state.now }, config, { of: () => ({}), version: () => 0 }, new MissedOccurrences(MISSED_CAP))
   const doc = docOf([task({})])
   expect(encoded.listJson(doc)).toContain('"overdue":false')
   state.now = new Date('2026-01-01T01:00:01.500Z')
@@ -62,10 +62,12 @@ it('follows a run, a store write and the live schedule', () => {
   const ran = docOf([task({ last_run_at: '2026-01-01T02:00:00.100Z' })], 2)
   expect(list(ran).tasks[0]).toMatchObject({ missed_occurrences: 0, overdue: false, store_generation: 2 })
   state.live = { next: new Date('2026-01-01T03:00:00Z') }
+  state.liveVersion++
   expect(list(ran).tasks[0]).toMatchObject({ next_run_at: '2026-01-01T03:00:00.000Z' })
   // The scheduler fired: health counts from the firing before the run's result is stored.
   state.now = new Date('2026-01-01T03:00:00.200Z')
   state.live = { next: new Date('2026-01-01T04:00:00Z'), firedAt: new Date('2026-01-01T03:00:00.100Z') }
+  state.liveVersion++
   expect(list(ran).tasks[0]).toMatchObject({ missed_occurrences: 0, next_run_at: '2026-01-01T04:00:00.000Z' })
   const disabled = docOf([task({ enabled: false })], 3)
   expect(list(disabled).tasks[0]).toMatchObject({ arming: 'disabled', store_generation: 3 })
@@ -75,7 +77,7 @@ it('places untouched tasks in a new store generation without deriving their heal
   const { state, list } = encoder()
   const missed = new MissedOccurrences(MISSED_CAP)
   const counted = vi.spyOn(missed, 'count')
-  const encoded = new EncodedTasks({ now: () => state.now }, { get: () => POLL } as unknown as Config, () => ({}), missed)
+  const encoded = new EncodedTasks({ now: () => state.now }, { get: () => POLL } as unknown as Config, { of: () => ({}), version: () => 0 }, missed)
   const [a, b] = [task({ id: 'a' }), task({ id: 'b' })]
   encoded.listJson(docOf([a, b], 1))
   expect(counted).toHaveBeenCalledTimes(2)
@@ -86,4 +88,22 @@ it('places untouched tasks in a new store generation without deriving their heal
   expect(json).toBe(list(after).json)
   expect(JSON.parse(json)).toEqual({ tasks: [JSON.parse(JSON.stringify(encoded.encode(b, 0, after)))] })
   expect(encoded.encode(b, 0, after)).toMatchObject({ id: 'b', ordinal: 0, store_generation: 2 })
+})
+
+it('checks no task again while the list it answered holds, and derives again once the clock passes a boundary or live state moves', () => {
+  const state = { now: new Date('2026-01-01T00:40:00Z'), version: 0 }
+  const of = vi.fn(() => ({}))
+  const encoded = new EncodedTasks({ now: () => state.now }, { get: () => POLL } as unknown as Config, { of, version: () => state.version }, new MissedOccurrences(MISSED_CAP))
+  const doc = docOf([task({}), task({ id: 'second' })])
+  const first = encoded.listJson(doc)
+  expect(of).toHaveBeenCalledTimes(2)
+  state.now = new Date('2026-01-01T00:50:00Z')
+  expect(encoded.listJson(doc)).toBe(first)
+  expect(of).toHaveBeenCalledTimes(2)
+  state.version++
+  encoded.listJson(doc)
+  expect(of).toHaveBeenCalledTimes(4)
+  // Past the hour the task is due: overdue once the poll interval has gone by.
+  state.now = new Date('2026-01-01T01:00:05Z')
+  expect(encoded.listJson(doc)).toContain('"overdue":true')
 })

@@ -19,6 +19,19 @@ interface Derived {
   head: string
 }
 
+/** The live side of tasks as encodings read it. */
+export interface LiveSource {
+  of(id: string): LiveState
+  /** Changes whenever some task's live state does. */
+  version(): number
+}
+
+/** The instant and poll interval encodings are checked against: read once per call, not once per task. */
+interface Moment {
+  now: number
+  poll: number
+}
+
 /**
  * A derived task placed at its ordinal in a store generation. The wire object and text are
  * made when first read: a write bumps every task's generation, and the event feed reads
@@ -58,32 +71,48 @@ export class EncodedTasks {
   private readonly entries = new Map<string, Entry>()
   /** Counts encodings derived, by any caller: a list built before the last one is stale. */
   private derivations = 0
-  private last: { doc: TaskDocument; derivations: number; json: string } | undefined
+  /** The last list, and while what it was derived from holds: no task is checked again then. */
+  private last: { doc: TaskDocument; derivations: number; live: number; poll: number; from: number; until: number; json: string } | undefined
 
   constructor(
     private readonly clock: Clock,
     private readonly config: Config,
-    private readonly live: (id: string) => LiveState,
+    private readonly live: LiveSource,
     private readonly missed: MissedOccurrences,
   ) {}
 
   /** The ListTasks response as JSON text. */
   listJson(doc: TaskDocument): string {
-    const entries = doc.tasks.map((task, ordinal) => this.entry(task, ordinal, doc))
-    if (this.last?.doc === doc && this.last.derivations === this.derivations) return this.last.json
-    const json = `{"tasks":[${entries.map((entry) => entry.json).join(',')}]}`
-    this.last = { doc, derivations: this.derivations, json }
+    const moment = this.moment()
+    const live = this.live.version()
+    const last = this.last
+    if (
+      last?.doc === doc &&
+      last.derivations === this.derivations &&
+      last.live === live &&
+      last.poll === moment.poll &&
+      last.from <= moment.now &&
+      moment.now < last.until
+    ) {
+      return last.json
+    }
+    const entries = doc.tasks.map((task, ordinal) => this.entry(task, ordinal, doc, moment))
+    const json =
+      last?.doc === doc && last.derivations === this.derivations ? last.json : `{"tasks":[${entries.map((entry) => entry.json).join(',')}]}`
+    const from = entries.reduce((latest, entry) => Math.max(latest, entry.derived.at), Number.NEGATIVE_INFINITY)
+    const until = entries.reduce((earliest, entry) => Math.min(earliest, entry.derived.until), Number.POSITIVE_INFINITY)
+    this.last = { doc, derivations: this.derivations, live, poll: moment.poll, from, until, json }
     return json
   }
 
   /** One task as clients see it. */
   encode(task: TaskRecord, ordinal: number, doc: TaskDocument): TaskWire {
-    return this.entry(task, ordinal, doc).wire
+    return this.entry(task, ordinal, doc, this.moment()).wire
   }
 
   /** One task as clients see it, with that encoding as text, and the text but for its placement. */
   encoded(task: TaskRecord, ordinal: number, doc: TaskDocument): { wire: TaskWire; json: string; content: string } {
-    return this.entry(task, ordinal, doc)
+    return this.entry(task, ordinal, doc, this.moment())
   }
 
   /** The earliest instant some encoding derived so far may read differently with time alone. */
@@ -98,9 +127,13 @@ export class EncodedTasks {
     for (const id of this.entries.keys()) if (!ids.has(id)) this.entries.delete(id)
   }
 
-  private entry(task: TaskRecord, ordinal: number, doc: TaskDocument): Entry {
+  private moment(): Moment {
+    return { now: this.clock.now().getTime(), poll: this.config.get('daemon_poll_interval') }
+  }
+
+  private entry(task: TaskRecord, ordinal: number, doc: TaskDocument, moment: Moment): Entry {
     const cached = this.entries.get(task.id)
-    const derived = this.derived(task, cached?.derived)
+    const derived = this.derived(task, cached?.derived, moment)
     if (cached?.derived === derived && cached.ordinal === ordinal && cached.generation === doc.store_generation) return cached
     // Every store write bumps store_generation, which each task carries, and a removal moves
     // the ordinals after it: only the placement is encoded again then, not the health of
@@ -112,10 +145,8 @@ export class EncodedTasks {
   }
 
   /** `task` with its health, as `cached` holds it while nothing it depends on moved. */
-  private derived(task: TaskRecord, cached: Derived | undefined): Derived {
-    const now = this.clock.now().getTime()
-    const poll = this.config.get('daemon_poll_interval')
-    const live = this.live(task.id)
+  private derived(task: TaskRecord, cached: Derived | undefined, { now, poll }: Moment): Derived {
+    const live = this.live.of(task.id)
     const next = live.next?.getTime()
     const firedAt = live.firedAt?.getTime()
     if (

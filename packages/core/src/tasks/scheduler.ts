@@ -15,6 +15,8 @@ export class CronScheduler {
   private readonly due = new Map<string, Date>()
   private timer: NodeJS.Timeout | undefined
   private timerAt = Number.POSITIVE_INFINITY
+  /** Counts changes of the due instants (each is followed by rearm), for readers that cache what they derived from them. */
+  private dueChanges = 0
 
   constructor(
     private readonly clock: Clock,
@@ -31,6 +33,11 @@ export class CronScheduler {
     this.rearm()
   }
 
+  /** Changes whenever some task's next run does. */
+  get changes(): number {
+    return this.dueChanges
+  }
+
   /** When the task fires next, while it is armed. */
   nextRun(id: string): Date | undefined {
     return this.due.get(id)
@@ -42,6 +49,7 @@ export class CronScheduler {
   }
 
   private rearm(): void {
+    this.dueChanges++
     let earliest = Number.POSITIVE_INFINITY
     for (const at of this.due.values()) earliest = Math.min(earliest, at.getTime())
     if (earliest === this.timerAt) return

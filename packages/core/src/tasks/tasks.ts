@@ -79,7 +79,7 @@ export class Tasks implements TaskGuard {
       ledger: this.ledger,
     }
     this.automation = new Automation(clock, this.runs, this.outcomes, taskOf, runtime, log, () => this.announcements.fired())
-    this.encoded = new EncodedTasks(clock, options.config, (id) => this.automation.live(id), this.missed)
+    this.encoded = new EncodedTasks(clock, options.config, { of: (id) => this.automation.live(id), version: () => this.automation.liveVersion() }, this.missed)
     const turnMs = turnMsFrom(options.env)
     this.announcements = new Announcements({
       feed: options.feed((task, ordinal, doc) => this.encoded.encoded(task, ordinal, doc), turnMs),
@@ -305,7 +305,7 @@ export class Tasks implements TaskGuard {
 
   /** The document as on disk now: reloaded when another writer replaced it, refused while corrupt. */
   private async current(): Promise<TaskDocument> {
-    const version = await this.store.currentVersion()
+    const version = this.store.currentVersion()
     if (version !== this.loaded.version || this.broken) {
       const before = this.adoptions
       try {
