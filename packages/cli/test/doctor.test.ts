@@ -37,6 +37,7 @@ const tempFile = () => join(daemon.paths.sessionRecords, `.x.json.${deadPid()}.0
 const token = () => join(daemon.paths.remoteTokens, 'gone-session')
 const sshDir = () => join(daemon.paths.remoteSsh, 'gone-session')
 const hostDir = () => join(daemon.paths.sshHosts, 'gone-host')
+const engineDir = () => join(daemon.paths.dockerSsh, 'me@gone-box-2222')
 let planted: { temp: string }
 
 beforeAll(async () => {
@@ -70,6 +71,8 @@ beforeAll(async () => {
   await writeFile(join(sshDir(), 'known_hosts'), 'host ssh-ed25519 AAAA\n')
   await mkdir(hostDir(), { recursive: true })
   await writeFile(join(hostDir(), 'known_hosts'), 'host ssh-ed25519 AAAA\n')
+  await mkdir(engineDir(), { recursive: true })
+  await writeFile(join(engineDir(), 'known_hosts'), '[gone-box]:2222 ssh-ed25519 AAAA\n')
 })
 
 afterAll(async () => {
@@ -94,9 +97,10 @@ describe('svc doctor', () => {
         expect.stringMatching(new RegExp(`^leftover remote token: ${token()}: `)),
         expect.stringMatching(new RegExp(`^leftover ssh directory: ${sshDir()}: `)),
         expect.stringMatching(new RegExp(`^leftover ssh host directory: ${hostDir()}: `)),
+        expect.stringMatching(new RegExp(`^leftover docker engine ssh directory: ${engineDir()}: `)),
       ]),
     )
-    expect(failed).toHaveLength(9)
+    expect(failed).toHaveLength(10)
     // The live session's pieces and the user's own are named by nothing here.
     expect(failed.join('\n')).not.toMatch(new RegExp(`${liveTmux}|repo-live|agent/live|mine|feature|by-hand`))
     const names = report.checks.map((check) => check.name)
@@ -118,6 +122,7 @@ describe('svc doctor', () => {
         `remote token ${token()}`,
         `ssh directory ${sshDir()}`,
         `ssh host directory ${hostDir()}`,
+        `docker engine ssh directory ${engineDir()}`,
       ].sort(),
     )
     const kept = (report.fixed ?? []).filter((entry) => entry.result === 'kept')
@@ -127,7 +132,7 @@ describe('svc doctor', () => {
     expect(kit.tmuxSessions(daemon.home)).toEqual([liveTmux])
     expect(kit.worktrees(repo).sort()).toEqual([repo, join(dir, 'mine'), join(dir, 'repo-dirty'), join(dir, 'repo-live')].sort())
     expect(kit.branches(repo)).toEqual(['agent/by-hand', 'agent/dirty', 'agent/live', 'feature', 'main'])
-    for (const path of [lock(), planted.temp, token(), sshDir(), hostDir()]) expect(existsSync(path), path).toBe(false)
+    for (const path of [lock(), planted.temp, token(), sshDir(), hostDir(), engineDir()]) expect(existsSync(path), path).toBe(false)
     expect(existsSync(join(dir, 'repo-dirty', 'unsaved.txt'))).toBe(true)
     expect((await kit.session(daemon, 'live')).liveness_name).toMatch(/running|ready/)
   })

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { containersLabelled, docker, git, record, session, useDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
+import { containersLabelled, docker, git, session, typeThrough, useDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
 
 // A docker session streams, archives (its branch pushed to origin, the container
 // removed), restores onto a new container, and is killed with nothing left behind.
@@ -22,13 +22,7 @@ describe('a docker session, streamed, archived, restored and killed', () => {
     const [first] = containersLabelled(`svc.session=${id}`)
 
     // The home's terminal stream is the container's pane: keys reach the agent there.
-    const stream = await world.daemon.client.stream(id)
-    const seen = record(stream)
-    await seen.shows('fake-agent ready')
-    stream.input('typed through the home\r')
-    await seen.shows('received: typed through the home')
-    stream.detach()
-    await stream.closed
+    await typeThrough(world.daemon, id, 'typed through the home')
 
     // The agent's work: one commit and one file not committed.
     inWorkspace(first as string, 'cycle', 'echo v1 > parser.txt && git add parser.txt && git -c user.email=a@b -c user.name=agent commit -q -m "parser, first cut" && echo notes > notes.txt')

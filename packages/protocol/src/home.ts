@@ -49,6 +49,8 @@ export interface ServicePaths {
   remoteSsh: string
   /** ssh sessions' shared masters, one 0700 directory per ssh_hosts name (its pinned known_hosts). */
   sshHosts: string
+  /** Docker sessions' engines on other machines (docker.host ssh://): one shared master's 0700 directory per engine. */
+  dockerSsh: string
   tmuxSocket: string
 }
 
@@ -74,6 +76,7 @@ export function servicePaths(home: string): ServicePaths {
     remoteTokens: at('remote-tokens'),
     remoteSsh: at('remote-ssh'),
     sshHosts: at('ssh-hosts'),
+    dockerSsh: at('docker-ssh'),
     tmuxSocket: at('tmux.sock'),
   }
 }

@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ipText, type Netns } from './netns.js'
 import { alive, waitFor } from './wait.js'
 
 /**
@@ -34,15 +35,22 @@ function answers(host: string): boolean {
   }
 }
 
-export async function startPrivateEngine(): Promise<PrivateEngine> {
+/**
+ * `netns`: dockerd and its bridge in that network namespace (an engine "on another
+ * machine": its published ports on the namespace's loopback), its socket still a file here.
+ */
+export async function startPrivateEngine({ netns }: { netns?: Netns } = {}): Promise<PrivateEngine> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-dockerd-'))
   const tag = Math.floor(Math.random() * 0xffff).toString(16)
   const bridge = `svcbr${tag}`
   // A /24 of 10.213.0.0/16 of its own: the machine's engine keeps 172.17.0.0/16.
   const subnet = `10.213.${Math.floor(Math.random() * 250) + 2}`
-  execFileSync('ip', ['link', 'add', bridge, 'type', 'bridge'])
-  execFileSync('ip', ['addr', 'add', `${subnet}.1/24`, 'dev', bridge])
-  execFileSync('ip', ['link', 'set', bridge, 'up'])
+  const inside = netns ? ['-n', netns.name] : []
+  ipText(...inside, 'link', 'add', bridge, 'type', 'bridge')
+  ipText(...inside, 'addr', 'add', `${subnet}.1/24`, 'dev', bridge)
+  ipText(...inside, 'link', 'set', bridge, 'up')
+  // nsenter enters only the network namespace (ip netns exec would hide the cgroup mounts dockerd needs).
+  const [command, prefix] = netns ? ['nsenter', [`--net=/run/netns/${netns.name}`, 'dockerd']] : ['dockerd', []]
   const host = `unix://${join(dir, 'docker.sock')}`
   const pidFile = join(dir, 'docker.pid')
   const pid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0)
@@ -50,7 +58,7 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
     host,
     async start() {
       const log = openSync(join(dir, 'dockerd.log'), 'a')
-      spawn('dockerd', dockerdArgs(dir, bridge), { detached: true, stdio: ['ignore', log, log] }).unref()
+      spawn(command, [...prefix, ...dockerdArgs(dir, bridge)], { detached: true, stdio: ['ignore', log, log] }).unref()
       closeSync(log)
       await waitFor(() => answers(host) || undefined, 60_000)
     },
@@ -63,7 +71,11 @@ export async function startPrivateEngine(): Promise<PrivateEngine> {
     },
     async close() {
       await engine.stop()
-      execFileSync('ip', ['link', 'del', bridge], { stdio: 'ignore' })
+      try {
+        ipText(...inside, 'link', 'del', bridge)
+      } catch {
+        // Gone with its namespace.
+      }
       // dockerd mounts its data root over itself.
       try {
         execFileSync('umount', ['-l', join(dir, 'data')], { stdio: 'ignore' })

@@ -42,10 +42,10 @@ function keygen(file: string): void {
 /**
  * Starts `sshd -D -e -f <config>` in the place, with a host key and a client key made
  * here, the client's key authorized for the current user by an AuthorizedKeysFile in
- * `dir`, and HOME and PATH of its sessions set (the remote is this machine); on each of
- * `morePaths` a port of its own whose sessions have that PATH.
+ * `dir`, and HOME and PATH of its sessions set (the remote is this machine), with `env`
+ * besides; on each of `morePaths` a port of its own whose sessions have that PATH.
  */
-export async function startSshd(place: Place, dir: string, { path, morePaths = [] }: { path?: string; morePaths?: string[] } = {}): Promise<Sshd> {
+export async function startSshd(place: Place, dir: string, { path, morePaths = [], env = {} }: { path?: string; morePaths?: string[]; env?: Record<string, string> } = {}): Promise<Sshd> {
   const hostKey = join(dir, 'hk')
   const clientKey = join(dir, 'ck')
   const wrongKey = join(dir, 'wk')
@@ -55,7 +55,7 @@ export async function startSshd(place: Place, dir: string, { path, morePaths = [
   // A fresh namespace has no listener at all; on loopback the ports are asked for.
   const [port, deadPort] = netnsAvailable() ? [randomInt(20_000, 30_000), randomInt(30_000, 40_000)] : [await loopbackPort(), await loopbackPort()]
   const morePorts = await Promise.all(morePaths.map(async (more, index) => ({ port: netnsAvailable() ? port + 1 + index : await loopbackPort(), path: more })))
-  const config = await writeSshdConfig({ dir, address: place.address, port, hostKey, clientKey, remoteHome, ...(path ? { path } : {}), morePorts })
+  const config = await writeSshdConfig({ dir, address: place.address, port, hostKey, clientKey, remoteHome, ...(path ? { path } : {}), morePorts, env })
   const child = place.spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))

@@ -1,5 +1,6 @@
 import type { ServerFrame, TerminalStream } from '@svc/protocol'
 import { waitFor } from './wait.js'
+import type { TestDaemon } from './harness.js'
 
 /** Everything one subscriber received, read in the background. */
 export interface StreamRecording {
@@ -40,4 +41,15 @@ export function helloCursor(recording: StreamRecording): bigint {
   const hello = recording.frames.find((frame) => frame.type === 'hello')
   if (hello?.type !== 'hello') throw new Error('no hello frame yet')
   return hello.cursor
+}
+
+/** The session's terminal stream reaches its agent (the fake agent): its screen shows, and a line typed there is received; then detached. */
+export async function typeThrough(daemon: TestDaemon, id: string, line: string): Promise<void> {
+  const stream = await daemon.client.stream(id)
+  const seen = record(stream)
+  await seen.shows('fake-agent ready')
+  stream.input(`${line}\r`)
+  await seen.shows(`received: ${line}`)
+  stream.detach()
+  await stream.closed
 }

@@ -172,7 +172,7 @@ export const CONFIG_KEYS = {
     'advanced',
     string(),
     '',
-    'The engine docker sessions run on, as DOCKER_HOST (e.g. unix:///run/user/1000/docker.sock); "" = docker\'s own default. The agent server\'s port is published on that engine\'s 127.0.0.1, so it must be an engine on this machine (an ssh:// engine is refused: its port is not forwarded yet)',
+    'The engine docker sessions run on, as DOCKER_HOST: one on this machine (e.g. unix:///run/user/1000/docker.sock; "" = docker\'s own default), or ssh://[user@]host[:port] for one on another machine, whose socket and agent server ports svc forwards over ssh (remote_ssh_command; the host key pinned in ssh_hosts, else your known_hosts; the repository\'s origin must be a URL that machine reaches). tcp:// engines on other machines are refused',
   ),
   'docker.mount_agent_credentials': key(
     'advanced',

@@ -35,8 +35,9 @@ describe('a docker session container', () => {
     expect(credentialFile('aider', { HOME: home }, '/root')).toBeUndefined()
   })
 
-  it("refuses an engine on another machine, whose published port svc cannot reach", () => {
-    for (const host of ['', 'unix:///var/run/docker.sock', 'tcp://127.0.0.1:2375']) expect(remoteEngine(host)).toBeUndefined()
-    expect(remoteEngine('ssh://me@box')).toContain('docker.host ssh://me@box is an engine on another machine')
+  it('refuses an engine on another machine reached without ssh, whose published port svc cannot reach', () => {
+    for (const host of ['', 'unix:///var/run/docker.sock', 'tcp://127.0.0.1:2375', 'ssh://me@box']) expect(remoteEngine(host)).toBeUndefined()
+    expect(remoteEngine('tcp://box:2376')).toContain('docker.host tcp://box:2376 is an engine on another machine that svc reaches without ssh')
+    expect(remoteEngine('tcp://box:2376')).toContain('set docker.host to ssh://[user@]host')
   })
 })

@@ -11,6 +11,8 @@ export interface DockerRun {
 export interface DockerEngineOptions {
   /** `docker.host`, read at each run: DOCKER_HOST for every docker command ("" = docker's default). */
   host(): string
+  /** The DOCKER_HOST a command for docker.host `host` runs with (an ssh:// engine's socket forwarded here); throws why it cannot. Without it, docker's own. */
+  route?(host: string): Promise<string>
   /** The environment docker commands run with: the daemon's, filtered as a pane's is. */
   env(): NodeJS.ProcessEnv
   /** How long one docker command may take. */
@@ -35,8 +37,13 @@ export class DockerEngine {
   constructor(private readonly options: DockerEngineOptions) {}
 
   /** Runs `docker <args>`; `env` adds to its environment (the values of `-e NAME`). */
-  run(args: string[], { env = {}, timeoutMs = this.options.timeoutMs }: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<DockerRun> {
-    const host = this.options.host().trim()
+  async run(args: string[], { env = {}, timeoutMs = this.options.timeoutMs }: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<DockerRun> {
+    let host = this.options.host().trim()
+    try {
+      if (this.options.route) host = await this.options.route(host)
+    } catch (error) {
+      return { code: null, stdout: '', stderr: (error as Error).message }
+    }
     const full = { ...this.options.env(), ...env, ...(host ? { DOCKER_HOST: host } : {}) }
     return new Promise((resolve) => {
       execFile('docker', args, { env: full, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
@@ -56,13 +63,22 @@ export class DockerEngine {
     if (far) return Promise.resolve(far)
     const now = Date.now()
     if (this.status?.host === host && now - this.status.at < STATUS_TTL_MS) return this.status.why
-    const why = this.run(['version', '--format', '{{.Server.Version}}'], { timeoutMs: 10_000 }).then(({ code, stdout, stderr }) => {
-      if (code === 0 && stdout.trim()) return undefined
-      const where = host || 'its default socket'
-      return `the Docker Engine does not answer at ${where} (${lastLine(stderr) || 'no server version'}); start dockerd, or set docker.host`
-    })
+    const why = this.answer(host)
     this.status = { host, at: now, why }
     return why
+  }
+
+  private async answer(host: string): Promise<string | undefined> {
+    try {
+      await this.options.route?.(host)
+    } catch (error) {
+      // The way to an engine on another machine, not the engine: worded as it is.
+      return `the Docker Engine at ${host} cannot be reached: ${(error as Error).message}`
+    }
+    const { code, stdout, stderr } = await this.run(['version', '--format', '{{.Server.Version}}'], { timeoutMs: 10_000 })
+    if (code === 0 && stdout.trim()) return undefined
+    const where = host || 'its default socket'
+    return `the Docker Engine does not answer at ${where} (${lastLine(stderr) || 'no server version'}); start dockerd, or set docker.host`
   }
 
   /** A container's labels. */
@@ -82,12 +98,13 @@ export class DockerEngine {
 
 /**
  * Why an engine at `host` (docker.host) cannot serve docker sessions: one on another
- * machine publishes the agent server's port on that machine's loopback, which this
- * daemon does not forward; undefined for this machine's engines.
+ * machine reached other than over ssh publishes the agent server's port on that
+ * machine's loopback, which only ssh forwards here; undefined for this machine's
+ * engines and ssh:// ones.
  */
 export function remoteEngine(host: string): string | undefined {
   const value = host.trim()
-  if (!value || value.startsWith('unix://') || value.startsWith('npipe://')) return undefined
+  if (!value || /^(unix|npipe|ssh):\/\//.test(value)) return undefined
   if (/^tcp:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(value)) return undefined
-  return `docker.host ${value} is an engine on another machine: it would publish the agent server's port on that machine's 127.0.0.1, which svc does not forward yet; use an engine on this machine`
+  return `docker.host ${value} is an engine on another machine that svc reaches without ssh: it would publish the agent server's port on that machine's 127.0.0.1, which only an ssh forward reaches from here; set docker.host to ssh://[user@]host of that machine (svc forwards the engine's socket and the port over ssh), or use an engine on this machine`
 }

@@ -2,21 +2,25 @@ import type { Logger } from 'pino'
 import type { Config } from '../config/config.js'
 import { freePort } from '../sessions/runtime.js'
 import type { HookIntent } from '../sessions/reconcile.js'
-import type { RemotePlace, SessionRecord } from '../sessions/record.js'
+import type { DockerPlace, SessionRecord } from '../sessions/record.js'
 import { AGENT_PORT, containerName, credentialFile, crossingNames, localOrigin, runArgs, SERVE_FILE } from './docker-container.js'
 import { lastLine, type DockerEngine, type DockerRun } from './docker-engine.js'
+import { sshEngine, type EngineTunnels, type SshEngine } from './docker-ssh.js'
 import { parseEndpoint, redact, type Endpoint } from './endpoint.js'
 import { placeOf } from './hook-remotes.js'
 import type { HookScripts } from './hook-scripts.js'
 import { homeId } from './home-id.js'
 import type { RemoteProvider, StartPlan } from './provider.js'
 import { KEPT_EXIT, keeperCommand, NOTHING_MADE_EXIT, startScript, stopScript } from './remote-scripts.js'
-import type { Release, Released } from './ssh-links.js'
+import { letGo, type Release, type Released, type SshLinks } from './ssh-links.js'
 import { CONTAINER_SVC_DIR, installScript, probed, probeScript, svcArtifact, svcCommand, type SvcArtifact } from './svc-install.js'
 
 /** What the docker provider takes from the home. */
 export interface DockerProviderOptions {
   engine: DockerEngine
+  /** The way to an engine on another machine (docker.host ssh://), and its sessions' watched forwards. */
+  tunnels: EngineTunnels
+  links: SshLinks
   scripts: HookScripts
   /** The daemon's SERVICE_HOME (its home id, an installed svc's own artifact). */
   home: string
@@ -35,8 +39,9 @@ class StepFailed extends Error {}
  * `backend: "docker"`: a container of `docker.image` per session, labelled with the
  * session and this home, svc installed into it (the portable svc, copied in with
  * docker cp and checked by sha256) and its agent server started there by the
- * container's keeper, published on 127.0.0.1 only. The container goes only once its
- * work is on origin (the stop script's push, as on a provisioned host).
+ * container's keeper, published on the engine's 127.0.0.1 only (an engine on another
+ * machine: forwarded here over ssh). The container goes only once its work is on origin
+ * (the stop script's push, as on a provisioned host).
  */
 export class DockerProvider implements RemoteProvider {
   /** svc made the container, and removes it itself. */
@@ -51,6 +56,11 @@ export class DockerProvider implements RemoteProvider {
     const [down, artifact] = await Promise.all([engine.unavailable(), svcArtifact(this.options.home, this.options.env).catch((error: Error) => error)])
     if (down) return down
     if (artifact instanceof Error) return artifact.message
+    const host = this.options.config.get('docker.host')
+    const far = sshEngine(host)
+    if (far && localOrigin(plan.origin, record.repo_path)) {
+      return `the repository's origin ${plan.origin} is a path on this machine, which the engine at ${host.trim()} (docker.host) cannot reach: set the origin remote to a URL that machine reaches (git remote set-url origin <https:// or ssh:// URL>), or use an engine on this machine`
+    }
     const place = placeOf(record)
     place.docker = { container: containerName(record.id), port: await freePort() }
     // Before the container is made: a daemon that dies from here on removes it at its next start.
@@ -59,16 +69,24 @@ export class DockerProvider implements RemoteProvider {
     try {
       await this.runContainer(record, plan, image)
       const install = await this.installStep(place.docker.container, image, artifact)
-      return await this.serve(record, plan, install)
+      const served = await this.serve(record, plan, install)
+      return far && typeof served !== 'string' ? await this.forward(record, far, served) : served
     } catch (error) {
       if (error instanceof StepFailed) return error.message
       throw error
     }
   }
 
-  /** Its endpoint is a published port: reached as soon as its token is read (the container comes back with the engine). */
-  reach(): boolean {
-    return false
+  /**
+   * Its endpoint is a published port, reached as soon as its token is read (the container
+   * comes back with the engine); on an engine on another machine, once its forward is
+   * back (its master reopened, the known_hosts file kept).
+   */
+  reach(record: SessionRecord): boolean {
+    const { slug, docker, endpoint } = placeOf(record)
+    if (!docker?.engine) return false
+    this.options.links.resume(record.id, slug, docker.engine, endpoint)
+    return true
   }
 
   /**
@@ -81,7 +99,10 @@ export class DockerProvider implements RemoteProvider {
     const place = placeOf(record)
     if (!place.docker) return { removed: true }
     const released = await this.release(place.docker.container, place.slug, { ...how, branch: record.branch })
-    if ('removed' in released || ('unreachable' in released && how.force)) delete place.docker
+    if (letGo(released, how.force)) {
+      await this.unforward(record.id, place.slug, place.docker)
+      delete place.docker
+    }
     return released
   }
 
@@ -90,16 +111,20 @@ export class DockerProvider implements RemoteProvider {
   }
 
   /** A container an interrupted start made (its intent names it): released as a record's would be. */
-  async undo({ hook: { docker, slug, branch } }: HookIntent): Promise<void> {
+  async undo({ id, hook: { docker, slug, branch } }: HookIntent): Promise<void> {
     if (!docker) return
     const released = await this.release(docker.container, slug, { branch, discard: false, force: true })
+    await this.unforward(id, slug, docker)
     if ('kept' in released) this.options.log.warn({ container: docker.container, slug, why: released.kept }, 'an interrupted start left its container, holding work origin lacks')
   }
 
-  /** Containers labelled with this home that no session or pending intent names: their work pushed, then removed. */
+  /** Containers labelled with this home that no session or pending intent names: their work pushed, then removed; engine directories no master uses. */
   async sweep(named: ReadonlySet<string>): Promise<void> {
     const { engine, log } = this.options
-    if (await engine.unavailable()) return
+    const down = await engine.unavailable()
+    // After the engine was asked: the master of the engine in use is kept.
+    await this.options.tunnels.sweep()
+    if (down) return
     const home = await homeId(this.options.home)
     for (const container of await engine.labelled(`svc.home=${home}`)) {
       const labels = await engine.labels(container)
@@ -110,14 +135,37 @@ export class DockerProvider implements RemoteProvider {
     }
   }
 
+  close(): Promise<void> {
+    return this.options.links.close()
+  }
+
   // ---------------------------------------------------------------- steps
+
+  /** The agent server's port on the engine's machine, forwarded here over the engine's master and watched: the endpoint here, or why not. */
+  private async forward(record: SessionRecord, far: SshEngine, served: Endpoint): Promise<Endpoint | string> {
+    const docker = placeOf(record).docker as DockerPlace
+    const conn = await this.options.tunnels.attach(record.id, far).catch((error: Error) => {
+      throw new StepFailed(error.message)
+    })
+    // Before the forward: a failed one's stop releases the session's share of the master.
+    docker.engine = { ...far, remote_port: docker.port }
+    const local = await this.options.links.watch(record.id, placeOf(record).slug, conn, docker.port)
+    if (typeof local === 'string') return `could not forward a local port to the container's agent server on ${conn.name}: ${local}`
+    return { ...served, url: `http://127.0.0.1:${local}` }
+  }
+
+  /** A session's forward and its share of the engine's master end, when it has them. */
+  private async unforward(id: string, slug: string, docker: DockerPlace): Promise<void> {
+    if (docker.engine) await this.options.links.release(id, slug, docker.engine, undefined)
+  }
 
   private async runContainer(record: SessionRecord, { origin }: StartPlan, image: string): Promise<void> {
     const { engine, config, env } = this.options
-    const docker = placeOf(record).docker as NonNullable<RemotePlace['docker']>
+    const docker = placeOf(record).docker as DockerPlace
     const paneEnv = this.options.paneEnv(record)
     const names = crossingNames(paneEnv)
     const mounts: string[] = []
+    // An engine on another machine was refused a local origin (start).
     const local = localOrigin(origin, record.repo_path)
     if (local) mounts.push(`${local}:${local}`)
     if (config.get('docker.mount_agent_credentials') === true) {

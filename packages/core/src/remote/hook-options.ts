@@ -18,6 +18,8 @@ export interface HookOptions {
   sshDir: string
   /** `$SERVICE_HOME/ssh-hosts`: the shared masters of ssh sessions' hosts, one directory per ssh_hosts name. */
   sshHostsDir: string
+  /** `$SERVICE_HOME/docker-ssh`: the shared masters of docker.host engines on other machines. */
+  dockerSshDir: string
   sshTimings: SshTimings
   tokens: RemoteTokens
   log: Logger

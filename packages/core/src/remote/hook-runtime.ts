@@ -12,6 +12,7 @@ import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers, type HookCreate } from './hook-servers.js'
 import { HookScripts } from './hook-scripts.js'
 import { DockerProvider } from './docker-provider.js'
+import { EngineTunnels } from './docker-ssh.js'
 import { hostInstall } from './host-install.js'
 import { LaunchProvider } from './launch-provider.js'
 import type { RemoteLink } from './link.js'
@@ -42,6 +43,8 @@ export class HookRuntime implements Runtime {
   private readonly servers: HookServers
   /** How their remotes go, once their work is on origin. */
   private readonly teardown: HookTeardown
+  /** The way to docker.host engines on other machines. */
+  private readonly tunnels: EngineTunnels
 
   constructor(private readonly options: HookOptions) {
     const scripts = new HookScripts(options)
@@ -56,13 +59,15 @@ export class HookRuntime implements Runtime {
     })
     const sessionMasters = new SessionMasters(options.sshDir, runner)
     const hostMasters = new HostMasters(options.sshHostsDir, runner)
+    const engineMasters = new HostMasters(options.dockerSshDir, runner)
+    this.tunnels = new EngineTunnels({ masters: engineMasters, config: options.config, env: options.env })
     const install = hostInstall({ config: options.config, home: options.home, env: options.env, log: options.log })
     // One per backend that runs sessions elsewhere; `via` in a record names its own.
     const providers: Providers = {
       launch: new LaunchProvider(scripts, options.config),
       provision: new ProvisionProvider(scripts, options.config, links(sessionMasters, 'provision_cmd'), sessionMasters, options.log),
       ssh: new SshHostProvider(scripts, options.config, links(hostMasters, 'ssh_hosts'), hostMasters, install, options.log),
-      docker: new DockerProvider({ engine: options.docker, scripts, home: options.home, env: options.env, paneEnv: (record) => options.paneEnv(record), config: options.config, log: options.log }),
+      docker: new DockerProvider({ engine: options.docker, tunnels: this.tunnels, links: links(engineMasters, 'docker.host'), scripts, home: options.home, env: options.env, paneEnv: (record) => options.paneEnv(record), config: options.config, log: options.log }),
     }
     this.remotes = new HookRemotes(options, providers)
     this.servers = new HookServers(options, this.remotes, scripts, providers)
@@ -72,6 +77,11 @@ export class HookRuntime implements Runtime {
   /** Why the Docker Engine cannot run docker sessions now, or undefined when it answers. */
   engineDown(): Promise<string | undefined> {
     return this.options.docker.unavailable()
+  }
+
+  /** The DOCKER_HOST docker commands for docker.host `host` run with (see EngineTunnels.dockerHost). */
+  dockerHost(host: string): Promise<string> {
+    return this.tunnels.dockerHost(host)
   }
 
   /** CreateSession with `backend: "hook"` or `"docker"` (see HookServers.create). */

@@ -69,20 +69,35 @@ export function letGo(released: Released, force: boolean): boolean {
 export type Release = Omit<StopScript, 'slug'> & { force: boolean }
 
 /** Who named the hosts a SshLinks reaches: messages say where to fix a host or its key. */
-export type HostSource = 'provision_cmd' | 'ssh_hosts'
+export type HostSource = 'provision_cmd' | 'ssh_hosts' | 'docker.host'
+
+/** Per source: the key a host must present, how to fix a key that does not match, where its address comes from. */
+const SOURCES: Record<HostSource, { pinned: string; rekey: string; where: string }> = {
+  provision_cmd: {
+    pinned: 'the host_key provision_cmd printed',
+    rekey: 'make provision_cmd print the public host key of the host it made',
+    where: 'the host and port provision_cmd printed',
+  },
+  ssh_hosts: {
+    pinned: 'the host_key ssh_hosts pins for it',
+    rekey: 'if the host was rebuilt, check its new key with the host\'s owner and pin it again (svc hosts remove, then svc hosts add with --host-key or --scan)',
+    where: 'the host and port in ssh_hosts (svc hosts list)',
+  },
+  'docker.host': {
+    pinned: 'the key svc trusts for it (its ssh_hosts entry\'s host_key, else your ~/.ssh/known_hosts)',
+    rekey: 'if the host was rebuilt, check its new key with the host\'s owner and pin it again (in ssh_hosts, or ~/.ssh/known_hosts)',
+    where: 'docker.host',
+  },
+}
 
 /** ssh's account of a failed connect, worded to say what to fix. */
 export function sshFailure(why: string, name: string, source: HostSource = 'provision_cmd'): string {
   const said = why.trim().split('\n').filter(Boolean).at(-1) ?? why
-  const pinned = source === 'provision_cmd' ? 'the host_key provision_cmd printed' : 'the host_key ssh_hosts pins for it'
+  const { pinned, rekey, where } = SOURCES[source]
   if (/Host key verification failed|host identification has changed|has changed and you have requested strict checking/i.test(why)) {
-    const fix = source === 'provision_cmd'
-      ? 'make provision_cmd print the public host key of the host it made'
-      : 'if the host was rebuilt, check its new key with the host\'s owner and pin it again (svc hosts remove, then svc hosts add with --host-key or --scan)'
-    return `the host key ${name} presented does not match ${pinned} (ssh: Host key verification failed); ${fix}`
+    return `the host key ${name} presented does not match ${pinned} (ssh: Host key verification failed); ${rekey}`
   }
   if (/Connection refused|timed out|No route to host|Network is unreachable|Could not resolve hostname|Name or service not known|Connection closed by remote host/i.test(why)) {
-    const where = source === 'provision_cmd' ? 'the host and port provision_cmd printed' : 'the host and port in ssh_hosts (svc hosts list)'
     return `cannot reach ${name} over ssh (ssh: ${said}); check ${where}, and that sshd runs there`
   }
   if (/Permission denied|Too many authentication failures/i.test(why)) {
@@ -161,10 +176,7 @@ export class SshLinks {
       const local = await this.forward(conn, place.remote_port, undefined)
       if (typeof local === 'string') throw new Error(`could not forward a local port to the agent server on ${conn.name}: ${local}`)
       forwarded = local
-      const link = new Link(id, start.slug, conn, place.remote_port, local)
-      link.state = 'up'
-      this.links.set(id, link)
-      this.schedule(link, this.options.timings.checkMs)
+      this.track(new Link(id, start.slug, conn, place.remote_port, local))
       return { endpoint: { url: localUrl(local), token: endpoint.token }, place }
     } catch (error) {
       // A failed start made at most a fresh clone; work the agent began in it is pushed first.
@@ -173,6 +185,23 @@ export class SshLinks {
       if ('kept' in released) this.options.log.warn({ host: conn.name, slug: start.slug, why: released.kept }, 'a failed start left its workspace on the host')
       throw error
     }
+  }
+
+  /**
+   * Forwards a local port to `remote` on the host's loopback, where svc started nothing
+   * itself (a container's published port), watched as a provisioned session's forward
+   * is. The local port, or why not (the master stays for `release`).
+   */
+  async watch(id: string, slug: string, conn: SshConnection, remote: number): Promise<number | string> {
+    const local = await this.forward(conn, remote, undefined)
+    if (typeof local === 'number') this.track(new Link(id, slug, conn, remote, local))
+    return local
+  }
+
+  private track(link: Link): void {
+    link.state = 'up'
+    this.links.set(link.id, link)
+    this.schedule(link, this.options.timings.checkMs)
   }
 
   /** A session kept from before a restart: its master reopened (its known_hosts file kept), its forward put back. */
@@ -185,14 +214,15 @@ export class SshLinks {
   /**
    * The session ends: its agent server is stopped and, once its work is on origin, its
    * workspace removed on the host; its master ended; its ssh directory removed unless
-   * the host keeps work or did not answer (and is not `force`d gone).
+   * the host keeps work or did not answer (and is not `force`d gone). Without `how`,
+   * only the forward and the session's share of its master go (svc started nothing there).
    */
-  async release(id: string, slug: string, place: SshPlace, how: Release): Promise<Released> {
+  async release(id: string, slug: string, place: SshPlace, how: Release | undefined): Promise<Released> {
     const link = this.links.get(id)
     this.links.delete(id)
     if (link) await this.stop(link)
     const forward = link ? { local: link.localPort, remote: link.remotePort } : undefined
-    return this.teardown(id, link?.conn ?? this.options.masters.resume(id, place), forward, { slug, ...how })
+    return this.teardown(id, link?.conn ?? this.options.masters.resume(id, place), forward, how && { slug, ...how })
   }
 
   /** The daemon stops: every master ends (a restart reopens them); ssh directories stay. */

@@ -164,6 +164,11 @@ export class HostMasters implements SshMasters {
     await Promise.all(masters.map((conn) => conn.exit()))
   }
 
+  /** Whether a master of that name is in use (attached, or resumed). */
+  has(name: string): boolean {
+    return this.masters.has(name)
+  }
+
   /** The host names that have a directory here. */
   async names(): Promise<string[]> {
     return readdir(this.dir).catch(() => [])

@@ -23,14 +23,14 @@ export interface SshRunner {
 }
 
 /**
- * Where a session's ControlMaster listens: in its ssh directory when the path (and the
- * temporary name ssh binds first) fits a Unix socket, else a short name under /tmp named
- * by a hash of that directory.
+ * Where a Unix socket of an ssh directory goes (`c`, the ControlMaster's; others, a
+ * forward's): in the directory when the path (and the temporary name ssh binds first)
+ * fits a Unix socket, else a short name under /tmp named by a hash of that directory.
  */
-export function controlPathOf(dir: string): string {
-  const inside = join(dir, 'c')
+export function controlPathOf(dir: string, name = 'c'): string {
+  const inside = join(dir, name)
   if (Buffer.byteLength(inside) + CONTROL_TEMP_SUFFIX_BYTES <= MAX_SOCKET_PATH_BYTES) return inside
-  return `/tmp/svc-ssh-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}`
+  return `/tmp/svc-ssh-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}${name === 'c' ? '' : `-${name}`}`
 }
 
 /**
@@ -119,8 +119,17 @@ export class SshConnection {
   }
 
   /** Forwards 127.0.0.1:`local` here to 127.0.0.1:`remote` on the host, on the master. */
-  async forward(local: number, remote: number): Promise<string | undefined> {
-    const run = await this.run(['-O', 'forward', '-L', `127.0.0.1:${local}:127.0.0.1:${remote}`])
+  forward(local: number, remote: number): Promise<string | undefined> {
+    return this.forwardSpec(`127.0.0.1:${local}:127.0.0.1:${remote}`)
+  }
+
+  /** Forwards the Unix socket `local` here (made only for this user) to the socket `remote` on the host, on the master. */
+  forwardSocket(local: string, remote: string): Promise<string | undefined> {
+    return this.forwardSpec(`${local}:${remote}`)
+  }
+
+  private async forwardSpec(spec: string): Promise<string | undefined> {
+    const run = await this.run(['-O', 'forward', '-L', spec])
     return run.code === 0 ? undefined : run.stderrTail || `ssh -O forward exited with ${run.code ?? 'a signal'}`
   }
 

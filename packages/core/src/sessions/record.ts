@@ -135,8 +135,10 @@ export interface SshPlace {
 export interface DockerPlace {
   /** Its name, `svc-<session id>`: journaled before `docker run`, so an interrupted create finds it. */
   container: string
-  /** The agent server's port on 127.0.0.1, published from the container. */
+  /** The agent server's port on the engine's 127.0.0.1, published from the container. */
   port: number
+  /** An engine on another machine (docker.host ssh://): that machine as ssh reaches it, `remote_port` the published port its forward reaches. */
+  engine?: SshPlace
 }
 
 /** The host a hook session's row names: `docker` for a container, the ssh host, or the endpoint's. */

@@ -93,7 +93,8 @@ export class Sessions {
     this.panes = new Panes(this.tmux, options.config, options.resolver, options.paths, options.env, this.editorSecret)
     const { table, panes } = this
     const screens = new AgentScreens(this.tmux, options.log, (record) => gatePolicy(options.resolver, record.repo_path), composerWaitMs(options.env))
-    this.docker = new DockerEngine({ host: () => options.config.get('docker.host'), env: () => panes.subprocessEnv(), timeoutMs: hookTimeoutMs(options.env) })
+    // An ssh:// engine's way is the hook runtime's (its masters and forwards), made below.
+    this.docker = new DockerEngine({ host: () => options.config.get('docker.host'), route: (host) => this.hook.dockerHost(host), env: () => panes.subprocessEnv(), timeoutMs: hookTimeoutMs(options.env) })
     const creations = new CreationJournal(options.paths.creating, this.tmux, options.log, (intent) => this.hook.settle(intent))
     this.creations = creations
     this.hook = new HookRuntime({
@@ -103,6 +104,7 @@ export class Sessions {
       config: options.config,
       sshDir: options.paths.remoteSsh,
       sshHostsDir: options.paths.sshHosts,
+      dockerSshDir: options.paths.dockerSsh,
       sshTimings: sshTimings(options.env),
       tokens: new RemoteTokens(options.paths.remoteTokens),
       log: options.log,

@@ -17,6 +17,8 @@ export interface Named {
   repos: Set<string>
   /** The ssh_hosts names ssh sessions and creations run on (their shared masters' directories). */
   sshHosts: Set<string>
+  /** The docker.host engines on other machines docker sessions and creations run on (their masters' directories). */
+  engines: Set<string>
   /** Record or intent files that do not parse: what they name is unknown, so nothing is removed. */
   unreadable: string[]
 }
@@ -33,6 +35,7 @@ export async function readNamed(paths: ServicePaths): Promise<Named> {
     branches: new Set(),
     repos: new Set(),
     sshHosts: new Set(),
+    engines: new Set(),
     unreadable: [...sessions.unreadable, ...creations.unreadable].map((file) => file.path),
   }
   for (const record of sessions.values) {
@@ -43,6 +46,7 @@ export async function readNamed(paths: ServicePaths): Promise<Named> {
     named.branches.add(branchKey(record.repo_path, record.branch))
     named.repos.add(record.repo_path)
     if (record.remote?.ssh_host) named.sshHosts.add(record.remote.ssh_host)
+    if (record.remote?.docker?.engine?.name) named.engines.add(record.remote.docker.engine.name)
   }
   for (const intent of creations.values) {
     named.ids.add(intent.id)
@@ -53,6 +57,7 @@ export async function readNamed(paths: ServicePaths): Promise<Named> {
     }
     named.repos.add(intent.repo_path)
     if (intent.hook?.ssh?.name) named.sshHosts.add(intent.hook.ssh.name)
+    if (intent.hook?.docker?.engine?.name) named.engines.add(intent.hook.docker.engine.name)
   }
   return named
 }

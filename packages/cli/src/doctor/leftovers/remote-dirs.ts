@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { removeFileDurable, SshConnection } from '@svc/core'
+import { removeFileDurable, SshConnection, sshEngine } from '@svc/core'
 import type { Leftover, LeftoverFinder } from './leftover.js'
 import type { Named } from './named.js'
 
@@ -10,8 +10,10 @@ async function entries(dir: string): Promise<string[]> {
 
 /**
  * Hook sessions' ssh directories (known_hosts, the ControlMaster's socket and log), ssh
- * hosts' directories (a shared master's) no session runs on, and tokens whose session is gone. The daemon sweeps them at its start; doctor names them
- * meanwhile, and --fix ends a master still running for one before removing it.
+ * hosts' and remote docker engines' directories (a shared master's) no session runs on
+ * (an engine's: nor docker.host names, as the daemon's docker commands use its master),
+ * and tokens whose session is gone. The daemon sweeps them at its start; doctor names
+ * them meanwhile, and --fix ends a master still running for one before removing it.
  */
 export const remoteLeftovers: LeftoverFinder = async ({ paths, named, settings }) => {
   const runner = { command: () => settings.remote_ssh_command, env: () => process.env, timeoutMs: 10_000 }
@@ -34,6 +36,8 @@ export const remoteLeftovers: LeftoverFinder = async ({ paths, named, settings }
       }))
   const sshDirs = await masterDirs(paths.remoteSsh, (now, id) => now.ids.has(id), 'ssh directory', 'of a hook session that no longer exists (its master, if one runs, is ended with it)')
   const hostDirs = await masterDirs(paths.sshHosts, (now, host) => now.sshHosts.has(host), 'ssh host directory', 'of an ssh host no session runs on (its shared master, if one runs, is ended with it)')
+  const engine = engineName(settings['docker.host'])
+  const engineDirs = await masterDirs(paths.dockerSsh, (now, name) => now.engines.has(name) || name === engine, 'docker engine ssh directory', 'of a docker.host engine on another machine that neither docker.host nor any session names (its master, if one runs, is ended with it)')
   const tokens = (await entries(paths.remoteTokens))
     .filter((id) => !named.ids.has(id))
     .map(
@@ -46,5 +50,14 @@ export const remoteLeftovers: LeftoverFinder = async ({ paths, named, settings }
         remove: () => removeFileDurable(join(paths.remoteTokens, id)),
       }),
     )
-  return [...sshDirs, ...hostDirs, ...tokens]
+  return [...sshDirs, ...hostDirs, ...engineDirs, ...tokens]
+}
+
+/** The directory name of docker.host's engine when it is an ssh:// one (a malformed one names none). */
+function engineName(host: string): string | undefined {
+  try {
+    return sshEngine(host)?.name
+  } catch {
+    return undefined
+  }
 }

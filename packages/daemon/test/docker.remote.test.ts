@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { containersLabelled, docker, git, accepts, netnsAvailable, session, typeThrough, useRemoteDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
+
+// docker.host ssh://: an engine on "another machine" (dockerd and sshd in a network
+// namespace). The container's port is published on that namespace's loopback, which
+// only svc's ssh forward reaches from here; the engine's socket comes over the same master.
+const world = netnsAvailable() ? useRemoteDockerWorld({ env: { SVC_SSH_CHECK_MS: '500' } }) : undefined
+
+const storedRecord = (id: string) => JSON.parse(readFileSync(join(world!.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
+const ready = (title: string) => waitForSession(world!.daemon, title, (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir) : [])
+/** The engine's shared master (`ssh -O exit` on its control socket): as a dropped connection would. */
+const dropMaster = (name: string) => spawnSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${join(world!.daemon.home, 'docker-ssh', name, 'c')}`, '-O', 'exit', 'x'])
+
+describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.host ssh://)', () => {
+  it('refuses an engine whose host key svc does not trust (not pinned, not in known_hosts), leaving nothing behind', async () => {
+    const w = world!
+    const backends = await w.daemon.client.call('ListBackends', { repo_path: w.repo })
+    const entry = backends.backends.find((backend) => backend.name === 'docker')
+    expect(entry).toMatchObject({ status: 'unavailable' })
+    expect(entry?.reason).toContain('svc has no host key for')
+    const reply = await w.daemon.post('/v1/CreateSession', { repo_path: w.repo, title: 'untrusted', backend: 'docker', prompt: 'start' })
+    expect(reply.json.error.message).toContain(`backend "docker" is not available (the Docker Engine at ${w.dockerHost} cannot be reached: svc has no host key for`)
+    expect(reply.json.error.message).toContain('never trusts a host on first use')
+    expect(docker('ps', '-a', '--format', '{{.Names}}').trim()).toBe('')
+    expect(entries(join(w.daemon.home, 'docker-ssh'))).toEqual([])
+    expect(entries(join(w.daemon.home, 'remote-tokens'))).toEqual([])
+    expect((await w.daemon.client.call('Snapshot', {})).instances).toEqual([])
+  })
+
+  it('runs a session there once the key is pinned: prompt, stream, archive to origin, kill; its port reached only through the forward', async () => {
+    const w = world!
+    await w.pin()
+    await waitFor(async () => (await w.daemon.client.call('ListBackends', { repo_path: w.repo })).backends.find((backend) => backend.name === 'docker')?.status === 'available', 20_000)
+    const created = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'far', backend: 'docker', prompt: 'fix the parser' })
+    const { id } = created.instance
+    await ready('far')
+    const container = `svc-${id}`
+    expect(containersLabelled(`svc.session=${id}`)).toEqual([container])
+    await waitFor(async () => (await w.daemon.client.call('Preview', { id })).text.includes('received: fix the parser'), 20_000)
+
+    // Published on the engine machine's loopback, which this machine does not share: the endpoint is a forward.
+    const published = Number(/127\.0\.0\.1:(\d+)/.exec(docker('port', container))?.[1])
+    const forwarded = Number(new URL(storedRecord(id).remote.endpoint).port)
+    expect(forwarded).not.toBe(published)
+    expect(await accepts(published)).toBe(false)
+    expect(await accepts(forwarded)).toBe(true)
+
+    await typeThrough(w.daemon, id, 'typed through the forward')
+
+    // The master drops: unreachable, not dead; back (a new forward) once it reopens.
+    dropMaster(storedRecord(id).remote.docker.engine.name)
+    await waitForSession(w.daemon, 'far', (row) => row.remote_unreachable === true, 20_000)
+    await waitForSession(w.daemon, 'far', (row) => row.remote_unreachable === undefined, 30_000)
+    const sent = await w.daemon.client.call('SendPrompt', { id, prompt: 'still there?' })
+    expect(sent.status).toBe('delivered')
+    await waitFor(async () => (await w.daemon.client.call('Preview', { id })).text.includes('received: still there?'), 20_000)
+
+    // Archive: the work reaches origin (over git daemon there), the container goes, and the forward with it.
+    docker('exec', container, 'sh', '-c', 'cd "$HOME/svc-workspaces/far" && echo v1 > parser.txt && git add parser.txt && git -c user.email=a@b -c user.name=agent commit -q -m "parser, first cut"')
+    const live = Number(new URL(storedRecord(id).remote.endpoint).port)
+    const archived = await w.daemon.client.call('ArchiveSession', { id })
+    expect(archived.archived_ref).toBe(`${w.originUrl}#agent/far`)
+    expect(git(w.origin, 'log', '--format=%s', 'agent/far').split('\n')[0]).toBe('parser, first cut')
+    expect(containersLabelled(`svc.session=${id}`)).toEqual([])
+    expect(await accepts(live)).toBe(false)
+    expect(storedRecord(id).remote.docker).toBeUndefined()
+
+    // Kill of a second session: no container on that engine, no token, no record.
+    const other = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'brief', backend: 'docker', prompt: 'start' })
+    await ready('brief')
+    await w.daemon.client.call('KillSession', { id: other.instance.id })
+    expect(containersLabelled(`svc.session=${other.instance.id}`)).toEqual([])
+    expect(entries(join(w.daemon.home, 'remote-tokens'))).toEqual([])
+    await w.daemon.client.call('KillSession', { id })
+    expect(await session(w.daemon, 'far').catch(() => undefined)).toBeUndefined()
+  }, 300_000)
+})

@@ -1,0 +1,101 @@
+import type { ChildProcess } from 'node:child_process'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
+import { startPrivateEngine, type PrivateEngine } from './docker-engine-kit.js'
+import { buildTestImage, dockerSettings, ensureArtifact } from './docker-kit.js'
+import { tempHomes, type TestDaemon } from './harness.js'
+import { makeHookRepo } from './hook-kit.js'
+import { makeNetns, type Netns } from './netns.js'
+import { git, startSessionDaemon } from './sessions-kit.js'
+import { startSshd, type Sshd } from './ssh-kit.js'
+import { keyLine } from './ssh-host-kit.js'
+import { waitFor } from './wait.js'
+
+/**
+ * A Docker Engine "on another machine": dockerd and sshd in one network namespace, the
+ * sshd's logins given that engine as their DOCKER_HOST; origin served there by git
+ * daemon (a path here is not on that machine). The home daemon's docker.host names the
+ * engine as ssh://; ssh_hosts does not pin its key until `pin()`.
+ */
+export interface RemoteDockerWorld {
+  dir: string
+  repo: string
+  /** The bare origin's directory (git daemon serves it as `originUrl`). */
+  origin: string
+  originUrl: string
+  image: string
+  netns: Netns
+  /** The engine's own socket (this process's DOCKER_HOST, so the tests' docker commands see it). */
+  engine: PrivateEngine
+  sshd: Sshd
+  /** The docker.host the daemon is given: ssh://user@address:port. */
+  dockerHost: string
+  daemon: TestDaemon
+  /** ssh_hosts pins the engine machine's key (a config write, as a user would). */
+  pin(): Promise<void>
+}
+
+/** git daemon in the namespace, serving `base` (pushes too) on its address; resolves once it listens. */
+async function serveGit(netns: Netns, base: string): Promise<ChildProcess> {
+  const child = netns.spawn('git', ['daemon', '--reuseaddr', '--export-all', '--enable=receive-pack', `--base-path=${base}`, `--listen=${netns.address}`, base], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  await waitFor(async () => {
+    if (child.exitCode !== null) throw new Error(`git daemon exited with ${child.exitCode}: ${stderr}`)
+    return (await accepts(GIT_PORT, netns.address)) || undefined
+  })
+  return child
+}
+
+/** git daemon's own port. */
+const GIT_PORT = 9418
+
+export function useRemoteDockerWorld({ env = {} }: { env?: Record<string, string> } = {}): RemoteDockerWorld {
+  const homes = tempHomes()
+  const world = {} as RemoteDockerWorld
+  beforeAll(async () => {
+    world.netns = await makeNetns()
+    world.engine = await startPrivateEngine({ netns: world.netns })
+    // This file's docker commands (and the image build) go to it.
+    process.env.DOCKER_HOST = world.engine.host
+    world.image = `svc-test:${process.pid}-${Date.now().toString(36)}`
+    const [artifact] = await Promise.all([ensureArtifact(), buildTestImage(world.image)])
+    const { dir, repo, origin } = await makeHookRepo(homes)
+    Object.assign(world, { dir, repo, origin })
+    world.sshd = await startSshd(world.netns, dir, { env: { DOCKER_HOST: world.engine.host } })
+    await serveGit(world.netns, dir)
+    world.originUrl = `git://${world.netns.address}/o.git`
+    git(repo, 'remote', 'set-url', 'origin', world.originUrl)
+    const { user, port, clientKey } = world.sshd
+    world.dockerHost = `ssh://${user}@${world.netns.address}:${port}`
+    const docker = dockerSettings(world.image, world.dockerHost)
+    world.daemon = await startSessionDaemon({
+      home: join(dir, 'svc'),
+      env: { SVC_ARTIFACT: artifact, HOME: dir, ...env },
+      settings: { ...docker, remote_ssh_command: `ssh -i ${clientKey} -F /dev/null` },
+    })
+    world.pin = async () => {
+      const entry = { host: world.netns.address, port, user, host_key: keyLine(world.sshd.hostKey) }
+      await world.daemon.client.call('SetConfigValue', { key: 'ssh_hosts.engine', value: JSON.stringify(entry) })
+    }
+  }, 300_000)
+  afterAll(async () => {
+    if (world.daemon) await world.daemon.stop()
+    // Its containers and image go with its data root; sshd and git daemon with the namespace.
+    await world.engine?.close()
+    await world.netns?.remove()
+    await homes.release()
+  }, 120_000)
+  return world
+}
+
+/** Whether something accepts a connection from here (the root namespace) on `host`:`port`. */
+export function accepts(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host, () => {
+      socket.end()
+      resolve(true)
+    }).on('error', () => resolve(false))
+  })
+}
