@@ -7,10 +7,15 @@ import { containersLabelled, docker, git, accepts, netnsAvailable, session, type
 // docker.host ssh://: an engine on "another machine" (dockerd and sshd in a network
 // namespace). The container's port is published on that namespace's loopback, which
 // only svc's ssh forward reaches from here; the engine's socket comes over the same master.
-const world = netnsAvailable() ? useRemoteDockerWorld({ env: { SVC_SSH_CHECK_MS: '500' } }) : undefined
+const world = netnsAvailable() ? useRemoteDockerWorld({ env: { SVC_SSH_CHECK_MS: '2000' } }) : undefined
 
 const storedRecord = (id: string) => JSON.parse(readFileSync(join(world!.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
 const ready = (title: string) => waitForSession(world!.daemon, title, (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
+/** A prompt the agent receives, once the session answers (a forward may still be coming back). */
+async function delivered(id: string, prompt: string): Promise<void> {
+  await waitFor(async () => (await world!.daemon.post('/v1/SendPrompt', { id, prompt })).status === 200 || undefined, 20_000)
+  await waitFor(async () => (await world!.daemon.client.call('Preview', { id })).text.includes(`received: ${prompt}`), 20_000)
+}
 const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir) : [])
 /** The engine's shared master (`ssh -O exit` on its control socket): as a dropped connection would. */
 const dropMaster = (name: string) => spawnSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${join(world!.daemon.home, 'docker-ssh', name, 'c')}`, '-O', 'exit', 'x'])
@@ -52,12 +57,18 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     await typeThrough(w.daemon, id, 'typed through the forward')
 
     // The master drops: unreachable, not dead; back (a new forward) once it reopens.
-    dropMaster(storedRecord(id).remote.docker.engine.name)
+    const engine = storedRecord(id).remote.docker.engine.name
+    dropMaster(engine)
     await waitForSession(w.daemon, 'far', (row) => row.remote_unreachable === true, 20_000)
     await waitForSession(w.daemon, 'far', (row) => row.remote_unreachable === undefined, 30_000)
-    const sent = await w.daemon.client.call('SendPrompt', { id, prompt: 'still there?' })
-    expect(sent.status).toBe('delivered')
-    await waitFor(async () => (await w.daemon.client.call('Preview', { id })).text.includes('received: still there?'), 20_000)
+    await delivered(id, 'still there?')
+
+    // Dropped again and reopened at once by another of its users (a second create's docker
+    // commands), before this session's watch looks: its forward, gone with the old master, is put back.
+    dropMaster(engine)
+    const other = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'brief', backend: 'docker', prompt: 'start' })
+    await ready('brief')
+    await delivered(id, 'after the second drop')
 
     // Archive: the work reaches origin (over git daemon there), the container goes, and the forward with it.
     docker('exec', container, 'sh', '-c', 'cd "$HOME/svc-workspaces/far" && echo v1 > parser.txt && git add parser.txt && git -c user.email=a@b -c user.name=agent commit -q -m "parser, first cut"')
@@ -69,9 +80,7 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     expect(await accepts(live)).toBe(false)
     expect(storedRecord(id).remote.docker).toBeUndefined()
 
-    // Kill of a second session: no container on that engine, no token, no record.
-    const other = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'brief', backend: 'docker', prompt: 'start' })
-    await ready('brief')
+    // Kill of the second session: no container on that engine, no token, no record.
     await w.daemon.client.call('KillSession', { id: other.instance.id })
     expect(containersLabelled(`svc.session=${other.instance.id}`)).toEqual([])
     expect(entries(join(w.daemon.home, 'remote-tokens'))).toEqual([])

@@ -114,6 +114,8 @@ class Link {
   timer: NodeJS.Timeout | undefined
   /** The check or reopen under way: a release waits for it. */
   busy: Promise<void> = Promise.resolve()
+  /** Its connection's `opened` when its forward was made: a master reopened since has not got it. */
+  opened = 0
 
   constructor(
     readonly id: string,
@@ -199,6 +201,7 @@ export class SshLinks {
   }
 
   private track(link: Link): void {
+    link.opened = link.conn.opened
     link.state = 'up'
     this.links.set(link.id, link)
     this.schedule(link, this.options.timings.checkMs)
@@ -280,7 +283,8 @@ export class SshLinks {
     const { timings, log, listener } = this.options
     const alive = await link.conn.check()
     if (link.closed) return
-    if (alive && link.state === 'up') return this.schedule(link, timings.checkMs)
+    // A shared master another of its users reopened meanwhile answers, without this link's forward.
+    if (alive && link.state === 'up' && link.opened === link.conn.opened) return this.schedule(link, timings.checkMs)
     if (!alive && link.state === 'up') {
       link.state = 'down'
       log.info({ host: link.conn.name }, 'ssh master dropped; reopening with backoff')
@@ -290,6 +294,7 @@ export class SshLinks {
     const forwarded = reopened === undefined && !link.closed ? await this.forward(link.conn, link.remotePort, link.localPort) : undefined
     if (link.closed) return
     if (typeof forwarded === 'number') {
+      link.opened = link.conn.opened
       link.localPort = forwarded
       link.state = 'up'
       link.failures = 0

@@ -44,6 +44,8 @@ export class SshConnection {
   readonly controlPath: string
   /** The master's own log (ssh -E): why a connect failed. */
   private readonly log: string
+  /** How many times `open` opened the master: forwards made before the last one went with the master they were on. */
+  opened = 0
 
   constructor(
     readonly dir: string,
@@ -96,7 +98,10 @@ export class SshConnection {
     await rm(this.controlPath, { force: true })
     await rm(this.log, { force: true })
     const run = await this.run(['-o', 'ControlMaster=yes', '-o', 'ControlPersist=yes', '-E', this.log, '-f', '-N'])
-    if (run.code === 0) return undefined
+    if (run.code === 0) {
+      this.opened += 1
+      return undefined
+    }
     const logged = await readFile(this.log, 'utf8').catch(() => '')
     const why = [logged, run.stderrTail].map((text) => text.trim()).filter(Boolean).join('\n')
     if (run.timedOut) return `ssh did not connect within ${this.runner.timeoutMs / 1000} s${why ? `: ${why}` : ''}`
