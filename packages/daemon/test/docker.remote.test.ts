@@ -87,4 +87,17 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     await w.daemon.client.call('KillSession', { id })
     expect(await session(w.daemon, 'far').catch(() => undefined)).toBeUndefined()
   }, 300_000)
+
+  it('reaches its session again after a daemon restart and after a crash (its master left running), the forward put back', async () => {
+    const w = world!
+    const { instance } = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'kept', backend: 'docker', prompt: 'start' })
+    await ready('kept')
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      await w.restart(signal)
+      await delivered(instance.id, `after ${signal}`)
+      expect(await accepts(Number(new URL(storedRecord(instance.id).remote.endpoint).port))).toBe(true)
+    }
+    await w.daemon.client.call('KillSession', { id: instance.id })
+    expect(containersLabelled(`svc.session=${instance.id}`)).toEqual([])
+  }, 300_000)
 })

@@ -34,6 +34,8 @@ export interface RemoteDockerWorld {
   daemon: TestDaemon
   /** ssh_hosts pins the engine machine's key (a config write, as a user would). */
   pin(): Promise<void>
+  /** Stops the home daemon (SIGTERM, or `signal`) and starts it again on the same home (`daemon` is then the new one). */
+  restart(signal?: NodeJS.Signals): Promise<void>
 }
 
 /** git daemon in the namespace, serving `base` (pushes too) on its address; resolves once it listens. */
@@ -70,14 +72,18 @@ export function useRemoteDockerWorld({ env = {} }: { env?: Record<string, string
     const { user, port, clientKey } = world.sshd
     world.dockerHost = `ssh://${user}@${world.netns.address}:${port}`
     const docker = dockerSettings(world.image, world.dockerHost)
-    world.daemon = await startSessionDaemon({
-      home: join(dir, 'svc'),
-      env: { SVC_ARTIFACT: artifact, HOME: dir, ...env },
-      settings: { ...docker, remote_ssh_command: `ssh -i ${clientKey} -F /dev/null` },
-    })
+    const settings: Record<string, unknown> = { ...docker, remote_ssh_command: `ssh -i ${clientKey} -F /dev/null` }
+    const options = { home: join(dir, 'svc'), env: { SVC_ARTIFACT: artifact, HOME: dir, ...env }, settings }
+    world.daemon = await startSessionDaemon(options)
+    world.restart = async (signal) => {
+      await world.daemon.stop(signal)
+      world.daemon = await startSessionDaemon(options)
+    }
     world.pin = async () => {
       const entry = { host: world.netns.address, port, user, host_key: keyLine(world.sshd.hostKey) }
       await world.daemon.client.call('SetConfigValue', { key: 'ssh_hosts.engine', value: JSON.stringify(entry) })
+      // A restart writes the settings again: with the pin.
+      settings.ssh_hosts = { engine: entry }
     }
   }, 300_000)
   afterAll(async () => {
