@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os'
+import { sshEngine } from '../remote/docker-engine.js'
 import { checkHostName, sshHosts } from './ssh-hosts.js'
 import { address, bool, duration, envNames, int, list, map, string, word, type ValueType } from './types.js'
 import { quote, type ConfigScope, type ConfigTierName } from '@svc/protocol'
@@ -170,7 +171,8 @@ export const CONFIG_KEYS = {
   ),
   'docker.host': key(
     'advanced',
-    string(),
+    // A malformed ssh:// one is refused when set, not at its first use.
+    string((value) => void sshEngine(value)),
     '',
     'The engine docker sessions run on, as DOCKER_HOST: one on this machine (e.g. unix:///run/user/1000/docker.sock; "" = docker\'s own default), or ssh://[user@]host[:port] for one on another machine, whose socket and agent server ports svc forwards over ssh (remote_ssh_command; the host key pinned in ssh_hosts, else your known_hosts; the repository\'s origin must be a URL that machine reaches). tcp:// engines on other machines are refused',
   ),

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process'
+import type { SshPlace } from '../sessions/record.js'
+import { HOST, USER } from './ssh-host.js'
 
 /** One docker command's outcome. */
 export interface DockerRun {
@@ -107,4 +109,29 @@ export function remoteEngine(host: string): string | undefined {
   if (!value || /^(unix|npipe|ssh):\/\//.test(value)) return undefined
   if (/^tcp:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(value)) return undefined
   return `docker.host ${value} is an engine on another machine that svc reaches without ssh: it would publish the agent server's port on that machine's 127.0.0.1, which only an ssh forward reaches from here; set docker.host to ssh://[user@]host of that machine (svc forwards the engine's socket and the port over ssh), or use an engine on this machine`
+}
+
+/** An engine's machine as ssh reaches it; `name` names its master's directory. */
+export type SshEngine = SshPlace & { name: string }
+
+/**
+ * docker.host `ssh://[user@]host[:port]`: where ssh reaches the engine's machine;
+ * undefined for any other docker.host. Throws a message fit to show for a malformed one.
+ */
+export function sshEngine(host: string): SshEngine | undefined {
+  const value = host.trim()
+  if (!value.startsWith('ssh://')) return undefined
+  const bad = new Error(`docker.host ${value} is not an engine svc can reach over ssh: write it as ssh://[user@]host[:port], as DOCKER_HOST takes it`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw bad
+  }
+  const name = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  const user = decodeURIComponent(url.username)
+  if (!HOST.test(name) || (user && !USER.test(user)) || url.password || url.pathname.replace(/^\/$/, '') || url.search) throw bad
+  const port = url.port ? Number(url.port) : undefined
+  const place = { host: name, ...(port ? { port } : {}), ...(user ? { user } : {}), remote_port: 0 }
+  return { ...place, name: `${user ? `${user}@` : ''}${name}${port ? `-${port}` : ''}` }
 }

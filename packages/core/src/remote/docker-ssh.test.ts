@@ -3,7 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { engineKey, sshEngine } from './docker-ssh.js'
+import { CONFIG_KEYS } from '../config/keys.js'
+import { sshEngine } from './docker-engine.js'
+import { engineKey } from './docker-ssh.js'
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINO6+fwDy47pylzTBV7GUGzLXac94Gd3g5Cy8d3D3PU0'
 const OTHER = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBKMw4yJ1dEGmEe7nS6u1jj0bF3CrSw4DFaqTTjJ8y2b'
@@ -20,6 +22,10 @@ describe('docker.host ssh://', () => {
     for (const bad of ['ssh://me:pw@box', 'ssh://box/var/run/docker.sock', 'ssh://-oProxyCommand=x@box', 'ssh://', 'ssh://box?x=1']) {
       expect(() => sshEngine(bad), bad).toThrow(/write it as ssh:\/\/\[user@\]host\[:port\]/)
     }
+    // Refused as it is set, not at its first use.
+    const setting = CONFIG_KEYS['docker.host'].type
+    expect(() => setting.parse('ssh://box/var/run/docker.sock')).toThrow(/write it as ssh:\/\//)
+    expect(setting.parse('ssh://me@box')).toBe('ssh://me@box')
   })
 })
 

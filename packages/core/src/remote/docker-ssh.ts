@@ -6,42 +6,17 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Config } from '../config/config.js'
 import type { SshHosts } from '../config/ssh-hosts.js'
-import type { SshPlace } from '../sessions/record.js'
-import { HOST, knownHostsLine, publicKeyOf, USER } from './ssh-host.js'
+import { sshEngine, type SshEngine } from './docker-engine.js'
+import { knownHostsLine, publicKeyOf } from './ssh-host.js'
 import { sshFailure } from './ssh-links.js'
 import type { HostMasters } from './ssh-masters.js'
 import { controlPathOf, type SshConnection } from './ssh.js'
-
-/** An engine's machine as ssh reaches it; `name` names its master's directory. */
-export type SshEngine = SshPlace & { name: string }
 
 /** The master's user that the engine's own docker commands are: it stays until the daemon stops. */
 const ENGINE_USER = 'engine'
 
 /** The socket an engine's login names when its DOCKER_HOST is unset: Docker's own default. */
 const DEFAULT_SOCKET = 'unix:///var/run/docker.sock'
-
-/**
- * docker.host `ssh://[user@]host[:port]`: where ssh reaches the engine's machine;
- * undefined for any other docker.host. Throws a message fit to show for a malformed one.
- */
-export function sshEngine(host: string): SshEngine | undefined {
-  const value = host.trim()
-  if (!value.startsWith('ssh://')) return undefined
-  const bad = new Error(`docker.host ${value} is not an engine svc can reach over ssh: write it as ssh://[user@]host[:port], as DOCKER_HOST takes it`)
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw bad
-  }
-  const name = url.hostname.replace(/^\[(.*)\]$/, '$1')
-  const user = decodeURIComponent(url.username)
-  if (!HOST.test(name) || (user && !USER.test(user)) || url.password || url.pathname.replace(/^\/$/, '') || url.search) throw bad
-  const port = url.port ? Number(url.port) : undefined
-  const place = { host: name, ...(port ? { port } : {}), ...(user ? { user } : {}), remote_port: 0 }
-  return { ...place, name: `${user ? `${user}@` : ''}${name}${port ? `-${port}` : ''}` }
-}
 
 /**
  * The host key svc trusts for an engine's machine, never one ssh is first shown: the
