@@ -32,8 +32,8 @@ export interface RemoteDockerWorld {
   /** The docker.host the daemon is given: ssh://user@address:port. */
   dockerHost: string
   daemon: TestDaemon
-  /** ssh_hosts pins the engine machine's key (a config write, as a user would). */
-  pin(): Promise<void>
+  /** ssh_hosts pins the engine machine's key, or the public key in `keyFile` (a config write, as a user would). */
+  pin(keyFile?: string): Promise<void>
   /** Stops the home daemon (SIGTERM, or `signal`) and starts it again on the same home (`daemon` is then the new one). */
   restart(signal?: NodeJS.Signals): Promise<void>
 }
@@ -79,8 +79,8 @@ export function useRemoteDockerWorld({ env = {} }: { env?: Record<string, string
       await world.daemon.stop(signal)
       world.daemon = await startSessionDaemon(options)
     }
-    world.pin = async () => {
-      const entry = { host: world.netns.address, port, user, host_key: keyLine(world.sshd.hostKey) }
+    world.pin = async (keyFile = world.sshd.hostKey) => {
+      const entry = { host: world.netns.address, port, user, host_key: keyLine(keyFile) }
       await world.daemon.client.call('SetConfigValue', { key: 'ssh_hosts.engine', value: JSON.stringify(entry) })
       // A restart writes the settings again: with the pin.
       settings.ssh_hosts = { engine: entry }

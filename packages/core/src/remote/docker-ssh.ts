@@ -95,11 +95,24 @@ export class EngineTunnels {
     return `unix://${await opening}`
   }
 
-  /** The engine's socket forwarded here, unless its forward answers: the master opened first when it does not answer. */
+  /**
+   * The engine's socket forwarded here, unless its forward answers: the master opened
+   * first when it does not answer. On failure the engine lets go of its master: it ends,
+   * and its directory goes, unless a session still uses it.
+   */
   private async socket(engine: SshEngine): Promise<string> {
     const conn = await this.attach(ENGINE_USER, engine)
     const local = controlPathOf(conn.dir, 'd')
     if (await listening(local)) return local
+    try {
+      return await this.forward(conn, local)
+    } catch (error) {
+      await this.options.masters.detach(ENGINE_USER, conn, undefined, true)
+      throw error
+    }
+  }
+
+  private async forward(conn: SshConnection, local: string): Promise<string> {
     const why = await conn.open()
     if (why !== undefined) throw new Error(sshFailure(why, conn.name, 'docker.host'))
     // The login's environment names its engine, as for `docker -H ssh://` (which runs docker there).
