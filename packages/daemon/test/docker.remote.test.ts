@@ -40,10 +40,22 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     await refused('forged', `the host key ${w.sshd.user}@${w.netns.address}:${w.sshd.port} presented does not match the key svc trusts for it`)
   })
 
-  it('runs a session there once the key is pinned: prompt, stream, archive to origin, kill; its port reached only through the forward', async () => {
+  it('runs a session there once the key is pinned (an origin that is a path here refused): prompt, stream, archive to origin, kill; its port reached only through the forward', async () => {
     const w = world!
     await w.pin()
     await waitFor(async () => (await w.daemon.client.call('ListBackends', { repo_path: w.repo })).backends.find((backend) => backend.name === 'docker')?.status === 'available', 20_000)
+    // An origin that is a path here is not on the engine's machine: refused, nothing made.
+    git(w.repo, 'remote', 'set-url', 'origin', w.origin)
+    const local = await w.daemon.post('/v1/CreateSession', { repo_path: w.repo, title: 'local-origin', backend: 'docker', prompt: 'start' })
+    git(w.repo, 'remote', 'set-url', 'origin', w.originUrl)
+    expect(local.json.error.message).toBe(
+      `could not start docker session "local-origin": the repository's origin ${w.origin} is a path on this machine, which the engine at ${w.dockerHost} (docker.host) cannot reach: ` +
+        'set the origin remote to a URL that machine reaches (git remote set-url origin <https:// or ssh:// URL>), or use an engine on this machine; nothing of it is left',
+    )
+    expect(docker('ps', '-a', '--format', '{{.Names}}').trim()).toBe('')
+    expect(entries(join(w.daemon.home, 'remote-tokens'))).toEqual([])
+    expect((await w.daemon.client.call('Snapshot', {})).instances).toEqual([])
+
     const created = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'far', backend: 'docker', prompt: 'fix the parser' })
     const { id } = created.instance
     await ready('far')
