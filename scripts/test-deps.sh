@@ -34,6 +34,8 @@ command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || missi
 command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
 # The docker backend's tests run real containers on Debian's engine (dockerd in /usr/sbin).
 [ -x /usr/sbin/dockerd ] || command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+# An engine "on another machine" (docker.remote test): dockerd entered into a network namespace by nsenter.
+command -v nsenter >/dev/null 2>&1 || [ -x /usr/bin/nsenter ] || missing+=(util-linux)
 
 if [ ${#missing[@]} -gt 0 ]; then
   for package in "${missing[@]}"; do echo "test dependencies: installing $package"; done
