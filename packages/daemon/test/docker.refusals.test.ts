@@ -1,9 +1,10 @@
 import { readdirSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestImage, containersLabelled, docker, homeIdOf, removeImages, useDockerWorld } from '@svc/test-kit'
+import { buildTestImage, containersLabelled, docker, dockerSettings, homeIdOf, removeImages, useDockerWorld } from '@svc/test-kit'
 
 // Each refusal of a docker create is clear and leaves nothing behind: no container, no
 // record, no token, no journal entry.
@@ -72,6 +73,20 @@ describe('docker creates that cannot run', () => {
       await refused(`no-${missing}`, `could not start docker session "no-${missing}": the image ${image} cannot run svc: ${missing} is not installed here; svc needs Node.js 20 or newer, git and tmux`)
     }
     await set('docker.image', world.image)
+  })
+
+  it('are refused when docker run made the container but could not start it (a port taken), that container removed', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as AddressInfo
+    const usual = (dockerSettings(world.image).docker as { run_args: string }).run_args
+    try {
+      await set('docker.run_args', `${usual} -p 127.0.0.1:${port}:80`)
+      await refused('port-taken', `could not start docker session "port-taken": docker run of ${world.image} failed:`)
+    } finally {
+      await set('docker.run_args', usual)
+      taken.close()
+    }
   })
 
   it('refuses docker.run_args, docker.host and docker.mount_agent_credentials in a repository config', async () => {

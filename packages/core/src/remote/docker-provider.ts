@@ -177,8 +177,11 @@ export class DockerProvider implements RemoteProvider {
     const args = runArgs({ name: docker.container, image, labels, port: docker.port, env: names, mounts, runArgs: config.get('docker.run_args'), command: keeperCommand(SERVE_FILE) })
     const values = Object.fromEntries(names.map((name) => [name, paneEnv[name] as string]))
     const run = await engine.run(args, { env: values })
+    if (run.code === 0) return
+    // Made but never started (a port taken there), or not made at all: nothing of the session is in it.
+    await engine.run(['rm', '-f', '-v', docker.container])
     if (/No such image/i.test(run.stderr)) throw new StepFailed(`the image ${image} (docker.image) is not on the Docker Engine: build it (svc image build) or pull it, then create again`)
-    if (run.code !== 0) throw new StepFailed(`docker run of ${image} failed: ${redact(lastLine(run.stderr), ...Object.values(values))}`)
+    throw new StepFailed(`docker run of ${image} failed: ${redact(lastLine(run.stderr), ...Object.values(values))}`)
   }
 
   /**
