@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { containersLabelled, docker, git, accepts, netnsAvailable, session, typeThrough, useRemoteDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
+import { containersLabelled, docker, accepts, git, netnsAvailable, typeThrough, useRemoteDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
 
 // docker.host ssh://: an engine on "another machine" (dockerd and sshd in a network
 // namespace). The container's port is published on that namespace's loopback, which
@@ -40,7 +40,7 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     await refused('forged', `the host key ${w.sshd.user}@${w.netns.address}:${w.sshd.port} presented does not match the key svc trusts for it`)
   })
 
-  it('runs a session there once the key is pinned (an origin that is a path here refused): prompt, stream, archive to origin, kill; its port reached only through the forward', async () => {
+  it('runs a session there once the key is pinned (an origin that is a path here refused): prompt, stream, archive to origin, restore, kill; its port reached only through the forward', async () => {
     const w = world!
     await w.pin()
     await waitFor(async () => (await w.daemon.client.call('ListBackends', { repo_path: w.repo })).backends.find((backend) => backend.name === 'docker')?.status === 'available', 20_000)
@@ -96,12 +96,19 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     expect(await accepts(live)).toBe(false)
     expect(storedRecord(id).remote.docker).toBeUndefined()
 
-    // Kill of the second session: no container on that engine, no token, no record.
-    await w.daemon.client.call('KillSession', { id: other.instance.id })
-    expect(containersLabelled(`svc.session=${other.instance.id}`)).toEqual([])
+    // Restore: a new container there, cloned at the branch the archive pushed, reached through a new forward.
+    await w.daemon.client.call('RestoreArchived', { id })
+    await ready('far')
+    expect(docker('exec', container, 'sh', '-c', 'cd "$HOME/svc-workspaces/far" && git log --format=%s -1').trim()).toBe('parser, first cut')
+    await delivered(id, 'restored')
+
+    // Kill of both: no container on that engine, no token, no record.
+    for (const gone of [other.instance.id, id]) {
+      await w.daemon.client.call('KillSession', { id: gone })
+      expect(containersLabelled(`svc.session=${gone}`)).toEqual([])
+    }
     expect(entries(join(w.daemon.home, 'remote-tokens'))).toEqual([])
-    await w.daemon.client.call('KillSession', { id })
-    expect(await session(w.daemon, 'far').catch(() => undefined)).toBeUndefined()
+    expect((await w.daemon.client.call('Snapshot', {})).instances).toEqual([])
   }, 300_000)
 
   it('reaches its session again after a daemon restart and after a crash (its master left running), the forward put back', async () => {
