@@ -201,6 +201,27 @@ describe('the 16 MiB body cap', () => {
     expect(await readFile(daemon.paths.config, 'utf8')).toBe(before)
   })
 
+  it('refuses by Content-Length alone, before any byte of the body is read', async () => {
+    // Only the headers are sent: a daemon that read (and buffered) the body first would never answer.
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request({
+        socketPath: daemon.paths.socket,
+        method: 'POST',
+        path: '/v1/SetConfigValue',
+        headers: { 'content-type': 'application/json', 'content-length': MAX_BODY_BYTES + 1 },
+      }, (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => (resolve({ status: res.statusCode ?? 0, text }), req.destroy()))
+      })
+      req.on('error', reject)
+      req.flushHeaders()
+    })
+    const reply = await answer
+    expect(reply.status).toBe(413)
+    expect(JSON.parse(reply.text).error.message).toBe('request body exceeds 16777216-byte limit: Content-Length is 16777217 bytes')
+  })
+
   it('answers 413 to a client that uploads the whole body, and keeps the connection usable', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     const post = (body: string) =>
