@@ -1,13 +1,16 @@
 import { appendFileSync } from 'node:fs'
 import { DAEMON_EXIT } from '@svc/protocol'
 import type { RunningDaemon } from './daemon.js'
+import { limitHeapGrowth } from './heap-growth.js'
 
 /**
  * Runs a started daemon in the foreground: SIGTERM or SIGINT stops it and exits 0 (a
  * second signal exits at once); a failed restore stops it and exits failed. Settles once
- * the daemon is ready. `name` prefixes what it says on stderr.
+ * the daemon is ready. `name` prefixes what it says on stderr. The process is the daemon's,
+ * so its heap policy is set here.
  */
 export async function serveInForeground(daemon: RunningDaemon, name: string): Promise<void> {
+  limitHeapGrowth()
   let signalled = false
   const shutdown = (signal: NodeJS.Signals) => {
     if (signalled) process.exit(DAEMON_EXIT.failed)
