@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { containersLabelled, docker, accepts, git, netnsAvailable, typeThrough, useRemoteDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
+import { containersLabelled, deliveredThere, docker, accepts, git, netnsAvailable, refusesLocalOrigin, typeThrough, useRemoteDockerWorld, waitFor, waitForSession } from '@svc/test-kit'
 
 // docker.host ssh://: an engine on "another machine" (dockerd and sshd in a network
 // namespace). The container's port is published on that namespace's loopback, which
@@ -11,11 +11,7 @@ const world = netnsAvailable() ? useRemoteDockerWorld({ env: { SVC_SSH_CHECK_MS:
 
 const storedRecord = (id: string) => JSON.parse(readFileSync(join(world!.daemon.paths.sessionRecords, `${id}.json`), 'utf8'))
 const ready = (title: string) => waitForSession(world!.daemon, title, (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined)
-/** A prompt the agent receives, once the session answers (a forward may still be coming back). */
-async function delivered(id: string, prompt: string): Promise<void> {
-  await waitFor(async () => (await world!.daemon.post('/v1/SendPrompt', { id, prompt })).status === 200 || undefined, 20_000)
-  await waitFor(async () => (await world!.daemon.client.call('Preview', { id })).text.includes(`received: ${prompt}`), 20_000)
-}
+const delivered = (id: string, prompt: string) => deliveredThere(world!, id, prompt)
 const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir) : [])
 /** The engine's shared master (`ssh -O exit` on its control socket): as a dropped connection would. */
 const dropMaster = (name: string) => spawnSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${join(world!.daemon.home, 'docker-ssh', name, 'c')}`, '-O', 'exit', 'x'])
@@ -45,16 +41,8 @@ describe.skipIf(!world)('docker sessions on an engine reached over ssh (docker.h
     await w.pin()
     await waitFor(async () => (await w.daemon.client.call('ListBackends', { repo_path: w.repo })).backends.find((backend) => backend.name === 'docker')?.status === 'available', 20_000)
     // An origin that is a path here is not on the engine's machine: refused, nothing made.
-    git(w.repo, 'remote', 'set-url', 'origin', w.origin)
-    const local = await w.daemon.post('/v1/CreateSession', { repo_path: w.repo, title: 'local-origin', backend: 'docker', prompt: 'start' })
-    git(w.repo, 'remote', 'set-url', 'origin', w.originUrl)
-    expect(local.json.error.message).toBe(
-      `could not start docker session "local-origin": the repository's origin ${w.origin} is a path on this machine, which the engine at ${w.dockerHost} (docker.host) cannot reach: ` +
-        'set the origin remote to a URL that machine reaches (git remote set-url origin <https:// or ssh:// URL>), or use an engine on this machine; nothing of it is left',
-    )
-    expect(docker('ps', '-a', '--format', '{{.Names}}').trim()).toBe('')
+    await refusesLocalOrigin(w)
     expect(entries(join(w.daemon.home, 'remote-tokens'))).toEqual([])
-    expect((await w.daemon.client.call('Snapshot', {})).instances).toEqual([])
 
     const created = await w.daemon.client.call('CreateSession', { repo_path: w.repo, title: 'far', backend: 'docker', prompt: 'fix the parser' })
     const { id } = created.instance

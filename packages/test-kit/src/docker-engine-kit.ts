@@ -14,6 +14,8 @@ import { alive, waitFor } from './wait.js'
 export interface PrivateEngine {
   /** Its DOCKER_HOST, `unix://…/docker.sock`. */
   host: string
+  /** `tcp`: where it listens on its namespace's address too, `tcp://<address>:<port>` (plain, unauthenticated: a private veth only). */
+  tcp?: string
   /** dockerd stopped (SIGTERM, as a service manager stops it), once it has exited. */
   stop(): Promise<void>
   start(): Promise<void>
@@ -21,9 +23,12 @@ export interface PrivateEngine {
   close(): Promise<void>
 }
 
-function dockerdArgs(dir: string, bridge: string): string[] {
-  return ['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'docker.pid'), '-H', `unix://${join(dir, 'docker.sock')}`, '--bridge', bridge, '--iptables=false', '--ip-masq=false']
+function dockerdArgs(dir: string, bridge: string, tcp: string | undefined): string[] {
+  return ['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'docker.pid'), '-H', `unix://${join(dir, 'docker.sock')}`, ...(tcp ? ['-H', tcp] : []), '--bridge', bridge, '--iptables=false', '--ip-masq=false']
 }
+
+/** Docker's own unencrypted port. */
+const TCP_PORT = 2375
 
 /** Whether the engine at `host` answers. */
 function answers(host: string): boolean {
@@ -37,9 +42,10 @@ function answers(host: string): boolean {
 
 /**
  * `netns`: dockerd and its bridge in that network namespace (an engine "on another
- * machine": its published ports on the namespace's loopback), its socket still a file here.
+ * machine": its published ports on the namespace's loopback), its socket still a file here;
+ * `tcp`: listening on the namespace's address too (`tcp`).
  */
-export async function startPrivateEngine({ netns }: { netns?: Netns } = {}): Promise<PrivateEngine> {
+export async function startPrivateEngine({ netns, tcp = false }: { netns?: Netns; tcp?: boolean } = {}): Promise<PrivateEngine> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-dockerd-'))
   const tag = Math.floor(Math.random() * 0xffff).toString(16)
   const bridge = `svcbr${tag}`
@@ -54,11 +60,13 @@ export async function startPrivateEngine({ netns }: { netns?: Netns } = {}): Pro
   const host = `unix://${join(dir, 'docker.sock')}`
   const pidFile = join(dir, 'docker.pid')
   const pid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0)
+  const tcpHost = netns && tcp ? `tcp://${netns.address}:${TCP_PORT}` : undefined
   const engine: PrivateEngine = {
     host,
+    ...(tcpHost ? { tcp: tcpHost } : {}),
     async start() {
       const log = openSync(join(dir, 'dockerd.log'), 'a')
-      spawn(command, [...prefix, ...dockerdArgs(dir, bridge)], { detached: true, stdio: ['ignore', log, log] }).unref()
+      spawn(command, [...prefix, ...dockerdArgs(dir, bridge, tcpHost)], { detached: true, stdio: ['ignore', log, log] }).unref()
       closeSync(log)
       await waitFor(() => answers(host) || undefined, 60_000)
     },

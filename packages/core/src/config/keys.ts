@@ -174,7 +174,7 @@ export const CONFIG_KEYS = {
     // A malformed ssh:// one is refused when set, not at its first use.
     string((value) => void sshEngine(value)),
     '',
-    'The engine docker sessions run on, as DOCKER_HOST: one on this machine (e.g. unix:///run/user/1000/docker.sock; "" = docker\'s own default), or ssh://[user@]host[:port] for one on another machine, whose socket and agent server ports svc forwards over ssh (remote_ssh_command; the host key pinned in ssh_hosts, else your known_hosts; the repository\'s origin must be a URL that machine reaches). tcp:// engines on other machines are refused',
+    'The engine docker sessions run on, as DOCKER_HOST: one on this machine (e.g. unix:///run/user/1000/docker.sock; "" = docker\'s own default), or ssh://[user@]host[:port] for one on another machine, whose socket and agent server ports svc forwards over ssh (remote_ssh_command; the host key pinned in ssh_hosts, else your known_hosts), or tcp://host:port for one on another machine without ssh (TLS from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH in the daemon\'s environment), whose agent servers svc reaches through docker exec; on another machine the repository\'s origin must be a URL that machine reaches',
   ),
   'docker.mount_agent_credentials': key(
     'advanced',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { credentialFile, crossingNames, localOrigin, runArgs } from './docker-container.js'
-import { remoteEngine } from './docker-engine.js'
+import { elsewhere, pipedEngine } from './docker-engine.js'
 
 describe('a docker session container', () => {
   it('publishes the agent server on 127.0.0.1 only and names its environment without values', () => {
@@ -35,9 +35,9 @@ describe('a docker session container', () => {
     expect(credentialFile('aider', { HOME: home }, '/root')).toBeUndefined()
   })
 
-  it('refuses an engine on another machine reached without ssh, whose published port svc cannot reach', () => {
-    for (const host of ['', 'unix:///var/run/docker.sock', 'tcp://127.0.0.1:2375', 'ssh://me@box']) expect(remoteEngine(host)).toBeUndefined()
-    expect(remoteEngine('tcp://box:2376')).toContain('docker.host tcp://box:2376 is an engine on another machine that svc reaches without ssh')
-    expect(remoteEngine('tcp://box:2376')).toContain('set docker.host to ssh://[user@]host')
+  it('tells engines here from engines on another machine, and which of those are reached through docker exec', () => {
+    for (const host of ['', 'unix:///var/run/docker.sock', 'tcp://127.0.0.1:2375', 'tcp://localhost', 'tcp://[::1]:2376/']) expect([elsewhere(host), pipedEngine(host)]).toEqual([false, false])
+    expect([elsewhere('ssh://me@box'), pipedEngine('ssh://me@box')]).toEqual([true, false])
+    for (const host of ['tcp://box:2376', ' tcp://10.1.2.3:2375 ', 'tcp://box']) expect([elsewhere(host), pipedEngine(host)]).toEqual([true, true])
   })
 })

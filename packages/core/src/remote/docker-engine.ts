@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import type { SshPlace } from '../sessions/record.js'
 import { HOST, USER } from './ssh-host.js'
 
@@ -38,15 +38,21 @@ export class DockerEngine {
 
   constructor(private readonly options: DockerEngineOptions) {}
 
+  /** The environment `docker` runs with: the daemon's, `env` added, DOCKER_HOST routed; throws why there is no way to the engine. */
+  private async environment(env: Record<string, string>): Promise<NodeJS.ProcessEnv> {
+    let host = this.options.host().trim()
+    if (this.options.route) host = await this.options.route(host)
+    return { ...this.options.env(), ...env, ...(host ? { DOCKER_HOST: host } : {}) }
+  }
+
   /** Runs `docker <args>`; `env` adds to its environment (the values of `-e NAME`). */
   async run(args: string[], { env = {}, timeoutMs = this.options.timeoutMs }: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<DockerRun> {
-    let host = this.options.host().trim()
+    let full: NodeJS.ProcessEnv
     try {
-      if (this.options.route) host = await this.options.route(host)
+      full = await this.environment(env)
     } catch (error) {
       return { code: null, stdout: '', stderr: (error as Error).message }
     }
-    const full = { ...this.options.env(), ...env, ...(host ? { DOCKER_HOST: host } : {}) }
     return new Promise((resolve) => {
       execFile('docker', args, { env: full, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
         if (!error) return resolve({ code: 0, stdout, stderr })
@@ -58,11 +64,14 @@ export class DockerEngine {
     })
   }
 
+  /** `docker <args>` as a process of its own, its stdio piped, without a timeout (a stream through the engine). */
+  async spawn(args: string[]): Promise<ChildProcess> {
+    return spawn('docker', args, { env: await this.environment({}), stdio: ['pipe', 'pipe', 'ignore'] })
+  }
+
   /** Why the engine cannot run containers now (worded to show), or undefined when it answers; believed for a few seconds. */
   unavailable(): Promise<string | undefined> {
     const host = this.options.host().trim()
-    const far = remoteEngine(host)
-    if (far) return Promise.resolve(far)
     const now = Date.now()
     if (this.status?.host === host && now - this.status.at < STATUS_TTL_MS) return this.status.why
     const why = this.answer(host)
@@ -99,16 +108,18 @@ export class DockerEngine {
 }
 
 /**
- * Why an engine at `host` (docker.host) cannot serve docker sessions: one on another
- * machine reached other than over ssh publishes the agent server's port on that
- * machine's loopback, which only ssh forwards here; undefined for this machine's
- * engines and ssh:// ones.
+ * docker.host `tcp://` to another machine (not this one's loopback): the ports it
+ * publishes are on that machine's 127.0.0.1, so its agent servers are reached through
+ * the engine itself (ExecPipes), not a published port.
  */
-export function remoteEngine(host: string): string | undefined {
+export function pipedEngine(host: string): boolean {
   const value = host.trim()
-  if (!value || /^(unix|npipe|ssh):\/\//.test(value)) return undefined
-  if (/^tcp:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(value)) return undefined
-  return `docker.host ${value} is an engine on another machine that svc reaches without ssh: it would publish the agent server's port on that machine's 127.0.0.1, which only an ssh forward reaches from here; set docker.host to ssh://[user@]host of that machine (svc forwards the engine's socket and the port over ssh), or use an engine on this machine`
+  return value.startsWith('tcp://') && !/^tcp:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(value)
+}
+
+/** Whether docker.host is an engine on another machine (ssh://, or a tcp:// one elsewhere), where a path here is not. */
+export function elsewhere(host: string): boolean {
+  return host.trim().startsWith('ssh://') || pipedEngine(host)
 }
 
 /** An engine's machine as ssh reaches it; `name` names its master's directory. */

@@ -4,7 +4,8 @@ import { freePort } from '../sessions/runtime.js'
 import type { HookIntent } from '../sessions/reconcile.js'
 import type { DockerPlace, SessionRecord } from '../sessions/record.js'
 import { AGENT_PORT, containerName, credentialFile, crossingNames, localOrigin, runArgs, SERVE_FILE } from './docker-container.js'
-import { lastLine, sshEngine, type DockerEngine, type DockerRun, type SshEngine } from './docker-engine.js'
+import { elsewhere, lastLine, pipedEngine, sshEngine, type DockerEngine, type DockerRun, type SshEngine } from './docker-engine.js'
+import type { ExecPipes } from './docker-pipes.js'
 import type { EngineTunnels } from './docker-ssh.js'
 import { parseEndpoint, redact, type Endpoint } from './endpoint.js'
 import { placeOf } from './hook-remotes.js'
@@ -21,6 +22,8 @@ export interface DockerProviderOptions {
   /** The way to an engine on another machine (docker.host ssh://), and its sessions' watched forwards. */
   tunnels: EngineTunnels
   links: SshLinks
+  /** The way to agent servers on an engine on another machine reached over tcp://. */
+  pipes: ExecPipes
   scripts: HookScripts
   /** The daemon's SERVICE_HOME (its home id, an installed svc's own artifact). */
   home: string
@@ -40,8 +43,9 @@ class StepFailed extends Error {}
  * session and this home, svc installed into it (the portable svc, copied in with
  * docker cp and checked by sha256) and its agent server started there by the
  * container's keeper, published on the engine's 127.0.0.1 only (an engine on another
- * machine: forwarded here over ssh). The container goes only once its work is on origin
- * (the stop script's push, as on a provisioned host).
+ * machine: forwarded here over ssh, or piped through docker exec for a tcp:// one). The
+ * container goes only once its work is on origin (the stop script's push, as on a
+ * provisioned host).
  */
 export class DockerProvider implements RemoteProvider {
   /** svc made the container, and removes it itself. */
@@ -58,7 +62,7 @@ export class DockerProvider implements RemoteProvider {
     if (artifact instanceof Error) return artifact.message
     const host = this.options.config.get('docker.host')
     const far = sshEngine(host)
-    if (far && localOrigin(plan.origin, record.repo_path)) {
+    if (elsewhere(host) && localOrigin(plan.origin, record.repo_path)) {
       return `the repository's origin ${plan.origin} is a path on this machine, which the engine at ${host.trim()} (docker.host) cannot reach: set the origin remote to a URL that machine reaches (git remote set-url origin <https:// or ssh:// URL>), or use an engine on this machine`
     }
     const place = placeOf(record)
@@ -70,7 +74,9 @@ export class DockerProvider implements RemoteProvider {
       await this.runContainer(record, plan, image)
       const install = await this.installStep(place.docker.container, image, artifact)
       const served = await this.serve(record, plan, install)
-      return far && typeof served !== 'string' ? await this.forward(record, far, served) : served
+      if (typeof served === 'string') return served
+      if (far) return await this.forward(record, far, served)
+      return pipedEngine(host) ? await this.pipe(record, served) : served
     } catch (error) {
       if (error instanceof StepFailed) return error.message
       throw error
@@ -80,10 +86,14 @@ export class DockerProvider implements RemoteProvider {
   /**
    * Its endpoint is a published port, reached as soon as its token is read (the container
    * comes back with the engine); on an engine on another machine, once its forward is
-   * back (its master reopened, the known_hosts file kept).
+   * back (its master reopened, the known_hosts file kept) or its listener here is.
    */
   reach(record: SessionRecord): boolean {
     const { slug, docker, endpoint } = placeOf(record)
+    if (docker?.piped) {
+      this.options.pipes.resume(record.id, docker.container, endpoint)
+      return true
+    }
     if (!docker?.engine) return false
     this.options.links.resume(record.id, slug, docker.engine, endpoint)
     return true
@@ -136,6 +146,7 @@ export class DockerProvider implements RemoteProvider {
   }
 
   close(): Promise<void> {
+    this.options.pipes.closeAll()
     return this.options.links.close()
   }
 
@@ -154,8 +165,16 @@ export class DockerProvider implements RemoteProvider {
     return { ...served, url: `http://127.0.0.1:${local}` }
   }
 
-  /** A session's forward and its share of the engine's master end, when it has them. */
+  /** The agent server reached through the engine itself, by a listener here: the endpoint here. */
+  private async pipe(record: SessionRecord, served: Endpoint): Promise<Endpoint> {
+    const docker = placeOf(record).docker as DockerPlace
+    docker.piped = true
+    return { ...served, url: `http://127.0.0.1:${await this.options.pipes.open(record.id, docker.container)}` }
+  }
+
+  /** A session's forward and its share of the engine's master, or its listener here, end when it has them. */
   private async unforward(id: string, slug: string, docker: DockerPlace): Promise<void> {
+    this.options.pipes.close(id)
     if (docker.engine) await this.options.links.release(id, slug, docker.engine, undefined)
   }
 

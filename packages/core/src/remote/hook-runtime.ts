@@ -12,6 +12,7 @@ import { HookRemotes, placeOf } from './hook-remotes.js'
 import { HookServers, type HookCreate } from './hook-servers.js'
 import { HookScripts } from './hook-scripts.js'
 import { DockerProvider } from './docker-provider.js'
+import { ExecPipes } from './docker-pipes.js'
 import { EngineTunnels } from './docker-ssh.js'
 import { hostInstall } from './host-install.js'
 import { LaunchProvider } from './launch-provider.js'
@@ -19,7 +20,7 @@ import type { RemoteLink } from './link.js'
 import type { Providers } from './provider.js'
 import { ProvisionProvider } from './provision-provider.js'
 import { SshHostProvider } from './ssh-host-provider.js'
-import { SshLinks, type HostSource } from './ssh-links.js'
+import { SshLinks, type HostSource, type SshListener } from './ssh-links.js'
 import { HostMasters, SessionMasters, type SshMasters } from './ssh-masters.js'
 import { HookTeardown } from './teardown.js'
 import type { Req } from '../wire.js'
@@ -49,13 +50,14 @@ export class HookRuntime implements Runtime {
   constructor(private readonly options: HookOptions) {
     const scripts = new HookScripts(options)
     const runner = { command: () => options.config.get('remote_ssh_command'), env: () => options.hookEnv(), timeoutMs: options.timeoutMs }
+    const listener: SshListener = { down: (id) => this.remotes.down(id), up: (id, endpoint) => this.remotes.up(id, endpoint) }
     const links = (masters: SshMasters, source: HostSource) => new SshLinks({
       masters,
       source,
       runner,
       log: options.log,
       timings: options.sshTimings,
-      listener: { down: (id) => this.remotes.down(id), up: (id, endpoint) => this.remotes.up(id, endpoint) },
+      listener,
     })
     const sessionMasters = new SessionMasters(options.sshDir, runner)
     const hostMasters = new HostMasters(options.sshHostsDir, runner)
@@ -67,7 +69,7 @@ export class HookRuntime implements Runtime {
       launch: new LaunchProvider(scripts, options.config),
       provision: new ProvisionProvider(scripts, options.config, links(sessionMasters, 'provision_cmd'), sessionMasters, options.log),
       ssh: new SshHostProvider(scripts, options.config, links(hostMasters, 'ssh_hosts'), hostMasters, install, options.log),
-      docker: new DockerProvider({ engine: options.docker, tunnels: this.tunnels, links: links(engineMasters, 'docker.host'), scripts, home: options.home, env: options.env, paneEnv: (record) => options.paneEnv(record), config: options.config, log: options.log }),
+      docker: new DockerProvider({ engine: options.docker, tunnels: this.tunnels, links: links(engineMasters, 'docker.host'), pipes: new ExecPipes({ engine: options.docker, listener, log: options.log }), scripts, home: options.home, env: options.env, paneEnv: (record) => options.paneEnv(record), config: options.config, log: options.log }),
     }
     this.remotes = new HookRemotes(options, providers)
     this.servers = new HookServers(options, this.remotes, scripts, providers)

@@ -139,6 +139,8 @@ export interface DockerPlace {
   port: number
   /** An engine on another machine (docker.host ssh://): that machine as ssh reaches it, `remote_port` the published port its forward reaches. */
   engine?: SshPlace
+  /** An engine on another machine reached over tcp://: the endpoint is a listener here whose connections go through docker exec. */
+  piped?: boolean
 }
 
 /** The host a hook session's row names: `docker` for a container, the ssh host, or the endpoint's. */
