@@ -1,7 +1,7 @@
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises'
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { credentialFile, crossingNames, localOrigin, runArgs } from './docker-container.js'
 import { elsewhere, pipedEngine } from './docker-engine.js'
 
@@ -26,6 +26,7 @@ describe('a docker session container', () => {
 
   it("finds the program's one credential file where the agent keeps it, and mounts it under the container's home", async () => {
     const home = await mkdtemp(join(tmpdir(), 'svc-cred-'))
+    onTestFinished(() => rm(home, { recursive: true, force: true }))
     expect(credentialFile('claude', { HOME: home }, '/root')).toBeUndefined()
     await mkdir(join(home, '.claude'))
     await writeFile(join(home, '.claude', '.credentials.json'), '{}')
