@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
+import type { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { MAX_BODY_BYTES, REMOVED_KEYS } from '@svc/protocol'
 import { cleanup, send, sendRaw, startDaemon, type TestDaemon } from '@svc/test-kit'
 
@@ -241,11 +242,36 @@ describe('the 16 MiB body cap', () => {
   })
 
   it('closes a WebSocket whose message is over the cap (1009), from its frame header', async () => {
-    const socket = new WebSocket(`ws+unix://${daemon.paths.socket}:/v1/events`)
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
-    const closed = new Promise<number>((resolve) => socket.once('close', resolve))
-    socket.send(Buffer.alloc(MAX_BODY_BYTES + 1))
-    expect(await closed).toBe(1009)
+    // Only the header of a frame declaring one byte over the cap is sent: the close answers it.
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const key = randomBytes(16).toString('base64')
+      const headers = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': key }
+      request({ socketPath: daemon.paths.socket, path: '/v1/events', headers })
+        .on('upgrade', (_res, upgraded) => resolve(upgraded))
+        .on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)))
+        .on('error', reject)
+        .end()
+    })
+    const header = Buffer.alloc(14)
+    header[0] = 0x82 // FIN, binary
+    header[1] = 0x80 | 127 // masked, 64-bit length
+    header.writeBigUInt64BE(BigInt(MAX_BODY_BYTES + 1), 2)
+    let read = Buffer.alloc(0)
+    const close = new Promise<Buffer>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        read = Buffer.concat([read, chunk])
+        // Unmasked server frames: the hello (and any event) first, then the close (opcode 8).
+        for (let at = 0; at + 4 <= read.length; ) {
+          const short = (read[at + 1] as number) & 0x7f
+          const [start, length] = short === 126 ? [at + 4, read.readUInt16BE(at + 2)] : [at + 2, short]
+          if (((read[at] as number) & 0x0f) === 8) return resolve(read.subarray(start, start + 2))
+          at = start + length
+        }
+      })
+    })
+    socket.write(header)
+    expect((await close).readUInt16BE(0)).toBe(1009)
+    socket.destroy()
   })
 
   it('refuses an oversized chunked body with 413 too', async () => {
