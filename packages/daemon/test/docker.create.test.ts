@@ -27,5 +27,9 @@ describe('a docker session', () => {
     await waitFor(async () => (await world.daemon.client.call('Preview', { id: row.id })).text.includes('received: fix the parser'), 20_000)
     const sent = await world.daemon.client.call('SendPrompt', { id: row.id, prompt: 'and the lexer' })
     expect(sent.status).toBe('delivered')
+    // Its container is on this engine: docker.host does not move while it lives.
+    const moved = await world.daemon.post('/v1/SetConfigValue', { key: 'docker.host', value: 'tcp://127.0.0.1:1' })
+    expect(moved.json.error.message).toContain('docker session "boxed" runs on the engine at ')
+    expect((await world.daemon.client.call('GetConfig', {})).entries.find((entry) => entry.key === 'docker.host')?.value).not.toBe('tcp://127.0.0.1:1')
   })
 })

@@ -1,8 +1,11 @@
 import type { Logger } from 'pino'
+import { quote } from '@svc/protocol'
 import type { Config } from '../config/config.js'
+import type { Settings } from '../config/keys.js'
+import { Refused } from '../errors.js'
 import { freePort } from '../sessions/runtime.js'
 import type { HookIntent } from '../sessions/reconcile.js'
-import type { DockerPlace, SessionRecord } from '../sessions/record.js'
+import { stateOf, type DockerPlace, type SessionRecord } from '../sessions/record.js'
 import { AGENT_PORT, containerName, credentialFile, crossingNames, localOrigin, runArgs, SERVE_FILE } from './docker-container.js'
 import { elsewhere, lastLine, pipedEngine, sshEngine, type DockerEngine, type DockerRun, type SshEngine } from './docker-engine.js'
 import type { ExecPipes } from './docker-pipes.js'
@@ -269,5 +272,19 @@ export class DockerProvider implements RemoteProvider {
     const run = await this.options.engine.run(['image', 'inspect', '--format', '{{range .Config.Env}}{{println .}}{{end}}', image])
     const home = run.stdout.split('\n').find((line) => line.startsWith('HOME='))
     return home ? home.slice('HOME='.length) : '/root'
+  }
+}
+
+/**
+ * A config write that moves docker.host while a docker session's container lives is
+ * refused: svc would then ask the new engine for that container, and a kill there would
+ * find none and leave the old one, with its work, behind.
+ */
+export function refuseEngineSwitch(records: Iterable<SessionRecord>, next: Settings, previous: Settings): void {
+  const [from, to] = [previous['docker.host'].trim(), next['docker.host'].trim()]
+  if (from === to) return
+  for (const record of records) {
+    if (!record.remote?.docker || stateOf(record) === 'archived') continue
+    throw new Refused(`docker session ${quote(record.title)} runs on the engine at ${from || "docker's default"}: archive or kill its docker sessions first, then change docker.host`)
   }
 }

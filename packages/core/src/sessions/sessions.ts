@@ -25,6 +25,7 @@ import { RemoteTokens } from '../remote/tokens.js'
 import { sshTimings } from '../remote/ssh-links.js'
 import type { RemoteLink } from '../remote/link.js'
 import { refuseHostsInUse } from '../remote/ssh-host-provider.js'
+import { refuseEngineSwitch } from '../remote/docker-provider.js'
 import { SessionStore } from './store.js'
 import { SessionTable, type SessionFeedFactory, type SessionRef, type SettledListener } from './table.js'
 import type { WireCache } from './wire-cache.js'
@@ -118,6 +119,7 @@ export class Sessions {
       targetedBy: (record) => this.targetedBy(record),
     })
     options.config.guard((next) => refuseHostsInUse(table.records.values(), next))
+    options.config.guard((next, previous) => refuseEngineSwitch(table.records.values(), next, previous))
     this.observer = new Observer(
       {
         // Hook sessions run elsewhere: their remote observes them.
