@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createClient, SVC_VERSION } from '@svc/protocol'
-import { alternateRuns, elapsedMs, fmt, median, report, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, IDLE, median, report, startDaemon, withTempDir } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { packSvc } from '../../../scripts/pack-svc.mjs'
 
@@ -17,8 +17,6 @@ const exec = promisify(execFile)
 const IMAGE_SCRIPT = fileURLToPath(new URL('../../test-kit/fixtures/docker/test-image.sh', import.meta.url))
 const FIXTURES = fileURLToPath(new URL('../../test-kit/fixtures', import.meta.url))
 const ARTIFACT = fileURLToPath(new URL(`../../../dist-pack/svc-${SVC_VERSION}-${process.platform}-${process.arch}.tar.gz`, import.meta.url))
-/** An agent that never draws anything, as in the sessions bench. */
-const IDLE = 'sleep 100000'
 const CREATES = 5
 const PORT = 7777
 

@@ -33,6 +33,9 @@ const pinned = cpus > 1 && (() => {
 const generatorCpus = cpus > 2 ? `CPUs 0-${cpus - 2}` : 'CPU 0'
 export const PINNING = pinned ? `servers on CPU ${cpus - 1}, load generator on ${generatorCpus}` : 'no CPU pinning'
 
+/** An agent that never draws anything: an idle session costs the poll loop the least it can. */
+export const IDLE = 'sleep 100000'
+
 /** Spawns a server process on the server CPU. */
 export function spawnServer(args, options) {
   return pinned

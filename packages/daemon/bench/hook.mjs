@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths } from '@svc/protocol'
-import { alternateRuns, elapsedMs, fmt, latencies, median, onInterrupt, percentile, report, spawnServer, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, IDLE, latencies, median, onInterrupt, percentile, report, spawnServer, startDaemon, withTempDir } from './harness.mjs'
 import { makeRepo } from './sessions.mjs'
 
 const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
@@ -20,8 +20,6 @@ const FAKE_AGENT = fileURLToPath(new URL('../../test-kit/fixtures/fake-agent.mjs
 const FLEET_LAUNCH = fileURLToPath(new URL('./hook-launch.mjs', import.meta.url))
 const exec = promisify(execFile)
 
-/** An agent that never draws anything, as in the sessions bench. */
-const IDLE = 'sleep 100000'
 /** Measured creations, each alternating with one floor run; each starts an agent server. */
 const CREATES = 6
 const FLEET = 100

@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { servicePaths } from '@svc/protocol'
 import { generator } from './fuzz-kit.mjs'
-import { onInterrupt, report } from './harness.mjs'
+import { IDLE, onInterrupt, report } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { startOn } from './kill-loop.mjs'
 import { kill, pidsWith, startSshd } from './ssh.mjs'
@@ -23,8 +23,6 @@ import { kill, pidsWith, startSshd } from './ssh.mjs'
 const exec = promisify(execFile)
 const fixture = (path) => fileURLToPath(new URL(`../../test-kit/fixtures/${path}`, import.meta.url))
 const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
-/** An agent that draws nothing and never exits. */
-const IDLE = 'sleep 100000'
 /** Sessions alive at once, at most. */
 const FLEET = 4
 const SETTLE_MS = 90_000

@@ -10,13 +10,11 @@ import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STATES, repoIdOf } from '@svc/core'
 import { TabKind } from '@svc/protocol'
-import { alternateRuns, cpuSeconds, elapsedMs, fmt, latencyRows, median, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
+import { alternateRuns, cpuSeconds, elapsedMs, fmt, IDLE, latencyRows, median, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
 
 const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
 const exec = promisify(execFile)
 
-/** An agent that never draws anything: an idle session costs the poll loop the least it can. */
-const IDLE = 'sleep 100000'
 /** Measured CreateSession calls, each alternating with one floor run. */
 const CREATES = 15
 /** Files in the repository the worktrees check out. */

@@ -14,15 +14,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { build } from 'vite'
 import { SVC_VERSION } from '@svc/protocol'
 import { packSvc } from '../../../scripts/pack-svc.mjs'
-import { alternateRuns, elapsedMs, fmt, latencies, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, IDLE, latencies, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
-import { kill, pidsWith, startSshd } from './ssh.mjs'
+import { kill, pidsWith, startSshd, withoutSshd } from './ssh.mjs'
 
 const exec = promisify(execFile)
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url))
-const SSHD = '/usr/sbin/sshd'
-/** An agent that never draws anything, as in the sessions bench. */
-const IDLE = 'sleep 100000'
 const FIRST = 3
 const REUSED = 5
 const MANY = 30
@@ -161,10 +158,7 @@ async function snapshotVsLocal(world) {
 }
 
 export async function run() {
-  if (!existsSync(SSHD)) {
-    process.stdout.write(`\nssh-host: skipped (${SSHD} is not installed; .ci/run installs openssh-server)\n`)
-    return
-  }
+  if (withoutSshd('ssh-host')) return
   await withTempDir(async (dir) => {
     // pack:svc bundles the built packages; `pnpm bench` builds all but the web UI.
     if (!existsSync(join(WEB, 'dist', 'index.html'))) await build({ root: WEB, logLevel: 'silent' })

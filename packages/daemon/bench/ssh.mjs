@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths } from '@svc/protocol'
-import { alternateRuns, elapsedMs, fmt, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, IDLE, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { streamFrames, timeUntil } from './stream.mjs'
 import { loopbackPort, writeSshdConfig } from '../../test-kit/fixtures/sshd-config.mjs'
@@ -24,8 +24,6 @@ const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url
 /** The tests' provision_cmd: prints the host it is told of as {host, port, host_key, user}. */
 const PROVISION = fileURLToPath(new URL('../../test-kit/fixtures/hooks/provision.mjs', import.meta.url))
 const SSHD = '/usr/sbin/sshd'
-/** An agent that never draws anything, as in the sessions bench. */
-const IDLE = 'sleep 100000'
 /** Measured creations, each alternating with one floor run; each starts an agent server over ssh. */
 const CREATES = 6
 const KEYSTROKES = 200
@@ -238,11 +236,15 @@ async function keystrokeRoundTrip(sshd, world) {
   }
 }
 
+/** True, having said the suite is skipped, on a machine without sshd. */
+export function withoutSshd(suite) {
+  if (existsSync(SSHD)) return false
+  process.stdout.write(`\n${suite}: skipped (${SSHD} is not installed; .ci/run installs openssh-server)\n`)
+  return true
+}
+
 export async function run() {
-  if (!existsSync(SSHD)) {
-    process.stdout.write(`\nssh: skipped (${SSHD} is not installed; .ci/run installs openssh-server)\n`)
-    return
-  }
+  if (withoutSshd('ssh')) return
   await withTempDir(async (dir) => {
     const sshd = await startSshd(dir)
     try {
