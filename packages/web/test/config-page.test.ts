@@ -31,6 +31,12 @@ const holds = (key: string, value: string, repoPath?: string) =>
 
 const row = (key: string) => page.locator(`form[data-key="${key}"]`)
 const save = (key: string) => row(key).getByRole('button', { name: 'Save' }).click()
+/** Saves `key`'s row; waits until the daemon holds `value` and the page has taken its answer (the draft starts over from it, so Save has nothing left to send). */
+async function saved(key: string, value: string) {
+  await save(key)
+  await holds(key, value)
+  await waitFor(async () => ((await row(key).getByRole('button', { name: 'Save' }).isDisabled()) ? true : undefined), 10_000)
+}
 const advanced = () => page.getByRole('button', { name: /^Advanced/ })
 const terminalText = (target: Locator) => target.locator('.xterm-rows').innerText()
 
@@ -102,17 +108,14 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
     await row('limit_auto_resume').getByTestId('source').filter({ hasText: 'set in config.json' }).waitFor()
 
     await page.getByLabel('log_max_size_mb', { exact: true }).fill('25')
-    await save('log_max_size_mb')
-    await holds('log_max_size_mb', '25')
+    await saved('log_max_size_mb', '25')
 
     await page.getByLabel('limit_retry_interval', { exact: true }).fill('45')
     await page.getByLabel('limit_retry_interval unit').selectOption('s')
-    await save('limit_retry_interval')
-    await holds('limit_retry_interval', '45s')
+    await saved('limit_retry_interval', '45s')
     // The daemon's spelling comes back: 120 seconds are 2 minutes.
     await page.getByLabel('limit_retry_interval', { exact: true }).fill('120')
-    await save('limit_retry_interval')
-    await holds('limit_retry_interval', '2m')
+    await saved('limit_retry_interval', '2m')
     await waitFor(async () => ((await page.getByLabel('limit_retry_interval unit').inputValue()) === 'm' ? true : undefined))
     expect(await page.getByLabel('limit_retry_interval', { exact: true }).inputValue()).toBe('2')
 
@@ -121,18 +124,15 @@ describe.skipIf(!present)('the config page', { timeout: 60_000 }, () => {
     await page.getByLabel('network.cors_allowed_origins item 1', { exact: true }).fill('http://localhost:3000')
     await origins.getByRole('button', { name: 'Add item' }).click()
     await page.getByLabel('network.cors_allowed_origins item 2', { exact: true }).fill('https://app.example.com')
-    await save('network.cors_allowed_origins')
-    await holds('network.cors_allowed_origins', '["http://localhost:3000","https://app.example.com"]')
+    await saved('network.cors_allowed_origins', '["http://localhost:3000","https://app.example.com"]')
     await origins.getByRole('button', { name: 'remove network.cors_allowed_origins item 1' }).click()
-    await save('network.cors_allowed_origins')
-    await holds('network.cors_allowed_origins', '["https://app.example.com"]')
+    await saved('network.cors_allowed_origins', '["https://app.example.com"]')
 
     const patterns = row('limit_patterns')
     await patterns.getByRole('button', { name: 'Add entry' }).click()
     await page.getByLabel('limit_patterns name 1', { exact: true }).fill('claude')
     await page.getByLabel('limit_patterns value 1', { exact: true }).fill('usage limit (reached|hit)')
-    await save('limit_patterns')
-    await holds('limit_patterns', '{"claude":"usage limit (reached|hit)"}')
+    await saved('limit_patterns', '{"claude":"usage limit (reached|hit)"}')
 
     await page.getByLabel('branch_prefix', { exact: true }).fill('web/')
     await page.getByLabel('branch_prefix', { exact: true }).press('Enter')
