@@ -2,11 +2,13 @@
 // this machine's loopback (no traffic leaves it): CreateSession through provision_cmd
 // against the same steps by hand (`ssh host true`, `git clone`, `svc agent-server` until
 // its endpoint line), and the keystroke round trip through the home's stream over the ssh
-// forward against a direct loopback connection to the agent server's own stream. The home
+// forward against a direct loopback connection to the agent server's own stream (and, to
+// tell OpenSSH's share from svc's, through a plain ssh -L run by hand). The home
 // daemon runs on the server CPU; sshd and what it starts inherit the bench's CPUs, as the
 // floor's steps do.
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -124,6 +126,33 @@ async function provisionWorld(dir, sshd) {
   return { repo, origin, svc, daemon, stop }
 }
 
+/** The arguments of an ssh a person runs to the bench's sshd, its host key pinned; the host to follow. */
+function byHand(sshd) {
+  const pinned = ['StrictHostKeyChecking=yes', 'GlobalKnownHostsFile=/dev/null', `UserKnownHostsFile=${sshd.knownHosts}`, 'BatchMode=yes'].flatMap((option) => ['-o', option])
+  return ['-F', '/dev/null', '-i', sshd.clientKey, ...pinned, '-p', String(sshd.port), '-l', sshd.user]
+}
+
+/**
+ * A plain `ssh -N -L` a person runs to reach the host's agent server on `remotePort`, no
+ * svc in the way: its local URL once the forward answers, and `stop`.
+ */
+async function plainForward(sshd, remotePort) {
+  const local = await loopbackPort()
+  const child = spawn('ssh', [...byHand(sshd), '-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${local}:127.0.0.1:${remotePort}`, '127.0.0.1'], { stdio: 'ignore' })
+  const stop = onInterrupt(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('exit', resolve))
+    }
+  })
+  const answers = () => new Promise((resolve) => connect(local, '127.0.0.1').once('connect', function () { this.destroy(); resolve(true) }).once('error', () => resolve(false)))
+  while (!(await answers())) {
+    if (child.exitCode !== null) throw new Error(`ssh -L exited with ${child.exitCode}`)
+    await sleep(20)
+  }
+  return { url: `http://127.0.0.1:${local}`, stop }
+}
+
 /**
  * The floor of a create: what a person does by hand to get the same agent server: one ssh
  * connection with the host key pinned, a clone, and `svc agent-server` started until it
@@ -131,8 +160,7 @@ async function provisionWorld(dir, sshd) {
  */
 async function createByHand(sshd, world, slug) {
   const start = process.hrtime.bigint()
-  const pinned = ['StrictHostKeyChecking=yes', 'GlobalKnownHostsFile=/dev/null', `UserKnownHostsFile=${sshd.knownHosts}`, 'BatchMode=yes'].flatMap((option) => ['-o', option])
-  await exec('ssh', ['-F', '/dev/null', '-i', sshd.clientKey, ...pinned, '-p', String(sshd.port), '-l', sshd.user, '127.0.0.1', 'true'])
+  await exec('ssh', [...byHand(sshd), '127.0.0.1', 'true'])
   const workspace = join(sshd.remoteHome, slug)
   const home = join(sshd.remoteHome, `${slug}.home`)
   await exec('git', ['clone', '-q', world.origin, workspace])
@@ -215,21 +243,31 @@ async function keystrokeRoundTrip(sshd, world) {
   try {
     // The agent server svc started on the host, reached directly on loopback with its own token.
     const base = join(sshd.remoteHome, 'svc-workspaces')
-    const remote = createClient(JSON.parse(await readFile(join(base, 'keys.home', 'endpoint'), 'utf8')))
-    const direct = await remote.call('CreateSession', { repo_path: join(base, 'keys'), title: 'direct', program: 'sh', in_place: true })
-    const streams = { svc: await streamFrames(world.daemon.client, 'keys'), floor: await streamFrames(remote, direct.instance.id) }
+    const endpoint = JSON.parse(await readFile(join(base, 'keys.home', 'endpoint'), 'utf8'))
+    const remote = createClient(endpoint)
+    // Each stream its own session in the workspace: one stream's echo is never read as another's.
+    const inPlace = async (title) => (await remote.call('CreateSession', { repo_path: join(base, 'keys'), title, program: 'sh', in_place: true })).instance.id
+    const forward = await plainForward(sshd, new URL(endpoint.url).port)
+    const streams = {
+      svc: await streamFrames(world.daemon.client, 'keys'),
+      floor: await streamFrames(remote, await inPlace('direct')),
+      forward: await streamFrames(createClient({ url: forward.url, token: endpoint.token }), await inPlace('forwarded')),
+    }
     try {
       await keystrokes(streams, WARM_KEYS)
       const times = await keystrokes(streams, KEYSTROKES)
       const spread = (sorted) => `p50 ${fmt.ms(percentile(sorted, 50))}  p95 ${fmt.ms(percentile(sorted, 95))}`
-      const ratio = (p) => (percentile(times.svc, p) / percentile(times.floor, p)).toFixed(2)
+      const ratio = (to, p) => (percentile(times.svc, p) / percentile(times[to], p)).toFixed(2)
       report(`Keystroke round trip over ssh (input frame in, output frame showing the key), ${KEYSTROKES} keys each, alternating`, [
         ["floor: the host's agent server stream, direct on loopback", spread(times.floor)],
+        ['the same through a plain ssh -N -L run by hand (no svc): what OpenSSH alone adds', spread(times.forward)],
         ["svc: the home's stream, relayed over the ssh forward", spread(times.svc)],
-        ['p50 / p95 ratio to the floor', `${ratio(50)} / ${ratio(95)}`],
+        ['p50 / p95 ratio to the floor', `${ratio('floor', 50)} / ${ratio('floor', 95)}`],
+        ['p50 / p95 ratio to the plain forward: what svc adds', `${ratio('forward', 50)} / ${ratio('forward', 95)}`],
       ])
     } finally {
       for (const { stream } of Object.values(streams)) stream.close()
+      await forward.stop()
     }
   } finally {
     await world.daemon.client.call('KillSession', { id: instance.id })
