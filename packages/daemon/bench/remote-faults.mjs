@@ -18,7 +18,7 @@ import { generator } from './fuzz-kit.mjs'
 import { IDLE, onInterrupt, report } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { startOn } from './kill-loop.mjs'
-import { kill, pidsWith, startSshd } from './ssh.mjs'
+import { kill, pidsWith, processesWith, startSshd } from './ssh.mjs'
 
 const exec = promisify(execFile)
 const fixture = (path) => fileURLToPath(new URL(`../../test-kit/fixtures/${path}`, import.meta.url))
@@ -92,12 +92,11 @@ function strays(w, rows) {
   const sshDir = join(w.home, 'remote-ssh')
   for (const id of entries(sshDir)) if (!ids.has(id)) found.push(`ssh directory ${id}`)
   for (const id of entries(join(w.home, 'remote-tokens'))) if (!ids.has(id)) found.push(`token ${id}`)
-  for (const pid of pidsWith(sshDir)) {
-    const id = readFileSync(`/proc/${pid}/cmdline`, 'latin1').match(/remote-ssh\/([0-9a-f]+)/)?.[1]
+  for (const { pid, args } of processesWith(sshDir)) {
+    const id = args.join(' ').match(/remote-ssh\/([0-9a-f]+)/)?.[1]
     if (!id || !ids.has(id)) found.push(`ssh master ${pid} of ${id ?? 'no session'}`)
   }
-  for (const pid of pidsWith('agent-server')) {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')
+  for (const { pid, args } of processesWith('agent-server')) {
     const at = args[args.indexOf('--workspace') + 1] ?? ''
     const mine = at.startsWith(w.sshd.remoteHome) || at.startsWith(w.launchState)
     const named = [...provisioned].some((slug) => at === w.workspace('provision', slug)) || [...launched].some((slug) => at === w.workspace('launch', slug))

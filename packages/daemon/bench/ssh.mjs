@@ -31,18 +31,23 @@ const CREATES = 6
 const KEYSTROKES = 200
 const WARM_KEYS = 20
 
-/** The pids of processes whose command line contains `text`. */
-export function pidsWith(text) {
+/** The processes whose command line contains `text`, each read once (it may end meanwhile): pid and arguments. */
+export function processesWith(text) {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-    .filter((pid) => {
+    .flatMap((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(text)
+        const line = readFileSync(`/proc/${pid}/cmdline`, 'latin1')
+        return line.includes(text) ? [{ pid: Number(pid), args: line.split('\0') }] : []
       } catch {
-        return false
+        return []
       }
     })
-    .map(Number)
+}
+
+/** The pids of processes whose command line contains `text`. */
+export function pidsWith(text) {
+  return processesWith(text).map(({ pid }) => pid)
 }
 
 export function kill(pid, signal = 'SIGKILL') {
