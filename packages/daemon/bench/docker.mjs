@@ -39,6 +39,10 @@ async function byHand(image, origin, artifact, i) {
 }
 
 export async function run() {
+  if (!(await docker('info').then(() => true, () => false))) {
+    process.stdout.write('\ndocker: skipped (no Docker Engine answers `docker info`; bash scripts/test-deps.sh installs and starts one)\n')
+    return
+  }
   const artifact = existsSync(ARTIFACT) ? ARTIFACT : (await packSvc()).path
   const image = `svc-bench:${process.pid}`
   await exec('sh', [IMAGE_SCRIPT, image])
