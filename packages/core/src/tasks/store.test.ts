@@ -1,4 +1,5 @@
 import { appendFile, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { CorruptFile } from '../errors.js'
@@ -157,6 +158,27 @@ it('lets a tasks.json written by hand replace the store, journal and all, even w
   await store.compact()
   expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ snapshot_id: expect.any(String), tasks: [{ id: 'hand' }] })
   expect(await readFile(join(dir, 'tasks.journal'), 'utf8')).toBe('')
+})
+
+it('reads again for a load that joined a read which caught tasks.json half-written; the read begun first reports it', async () => {
+  const whole = JSON.stringify({ store_generation: 0, tasks: [task('hand')], runs: [] })
+  await writeFile(path, whole.slice(0, 20))
+  const store = new TaskStore(path)
+  // The writer finishes right after the first read: as an editor's write lands after its truncate.
+  const catchUp = (store as unknown as { catchUp: (locked: boolean) => Promise<void> }).catchUp.bind(store)
+  let reads = 0
+  vi.spyOn(store as unknown as { catchUp: (locked: boolean) => Promise<void> }, 'catchUp').mockImplementation(async (locked) => {
+    try {
+      return await catchUp(locked)
+    } finally {
+      if (reads++ === 0) writeFileSync(path, whole)
+    }
+  })
+  const first = store.load()
+  const joined = store.load()
+  await expect(first).rejects.toBeInstanceOf(CorruptFile)
+  expect((await joined).doc.tasks.map((stored) => stored.id)).toEqual(['hand'])
+  expect(reads).toBe(2)
 })
 
 it('sees what another writer appended, reading only the new lines', async () => {

@@ -92,9 +92,22 @@ export class TaskStore {
   async load(): Promise<Loaded> {
     // A batch of this process is about to land or landing: what it started from is the newest durable state.
     if (this.seen && (this.locked || this.waiting.length > 0)) return this.loaded()
-    this.reading ??= this.io.run(() => this.catchUp(false)).finally(() => (this.reading = undefined))
-    await this.reading
+    const joined = this.reading !== undefined
+    try {
+      await this.read()
+    } catch (error) {
+      // A read begun before this call may have caught the file half-written (an editor's
+      // truncate, then its write): its failure is not this call's; read again.
+      if (!joined) throw error
+      await this.read()
+    }
     return this.loaded()
+  }
+
+  /** The catch-up under way, or a new one: callers meanwhile share it. */
+  private read(): Promise<void> {
+    this.reading ??= this.io.run(() => this.catchUp(false)).finally(() => (this.reading = undefined))
+    return this.reading
   }
 
   /**
