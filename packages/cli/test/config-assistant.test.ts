@@ -14,16 +14,17 @@ beforeAll(async () => {
 })
 afterAll(homes.release)
 
-const shows = (screen: TestTerminal, text: string) =>
-  waitFor(() => screen.text().includes(text) || undefined, 20_000).catch(() => {
+const shows = (screen: TestTerminal, text: string, timeoutMs = 20_000) =>
+  waitFor(() => screen.text().includes(text) || undefined, timeoutMs).catch(() => {
     throw new Error(`the terminal never showed ${text}; it shows:\n${screen.text()}`)
   })
 
 it('attaches this terminal to the briefed assistant until Ctrl-\\, which leaves it running', async () => {
   const screen = new TestTerminal(dir)
   screen.run(['config', 'assistant'], { SERVICE_HOME: daemon.home })
-  // The repaint: the assistant's pane, the brief's last line as the fake agent received it.
-  await shows(screen, 'received: Now greet the user')
+  // The repaint: the assistant's pane, the brief's last line as the fake agent received it
+  // (the long brief is pasted into a starting agent: slow on a loaded machine).
+  await shows(screen, 'received: Now greet the user', 45_000)
   screen.keys('make new sessions use codex', 'Enter')
   await shows(screen, 'received: make new sessions use codex')
   screen.keys('C-\\')
@@ -36,4 +37,4 @@ it('attaches this terminal to the briefed assistant until Ctrl-\\, which leaves 
   const scripted = await runCli(['config', 'assistant', '--json'], { SERVICE_HOME: daemon.home })
   expect(scripted.code, scripted.stderr).toBe(0)
   expect(JSON.parse(scripted.stdout)).toEqual({ session_name: name })
-})
+}, 120_000)

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { git, setUpClaudeAccount, waitFor } from '@svc/test-kit'
+import { git, logShowing, setUpClaudeAccount, waitFor } from '@svc/test-kit'
 import { realAgentSuite } from './fixtures/real-agent-suite.js'
 
 // The real Claude Code (pinned in test-kit/agent-clis.json).
@@ -28,7 +28,7 @@ it('answers the new-MCP-server question that follows folder trust in a repositor
   const { instance } = await run().daemon.client.call('CreateSession', { repo_path: repo, title: 'tooled', prompt })
   expect(instance.last_prompt_delivery_status).toBe('delivered')
   await waitFor(() => claude().standIn.received(prompt) === 1 || undefined)
-  expect(await readFile(run().daemon.paths.log, 'utf8')).toMatch(/"gate":"new MCP server".*"msg":"answered a start-up gate"/)
+  await logShowing(run().daemon, /"gate":"new MCP server".*"msg":"answered a start-up gate"/)
 })
 
 it('briefs the config assistant, a Claude in SERVICE_HOME, past its folder-trust question', async () => {

@@ -129,7 +129,8 @@ describe.skipIf(!present)('a web page in a real browser', () => {
       `fetch('/v1/RegisterProject', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(JSON.stringify({ path: repo }))} }).then((r) => r.status)`,
     )
     expect(status).toBe(403)
-    expect((await refusals()).filter((entry) => entry.host === `evil.test:${daemonPort}`).length).toBeGreaterThanOrEqual(2)
+    // The log is written asynchronously: wait for both refusals to land in it.
+    await waitFor(async () => (await refusals()).filter((entry) => entry.host === `evil.test:${daemonPort}`).length >= 2)
     await unchanged()
   }, 60_000)
 

@@ -6,6 +6,7 @@ import {
   envDump,
   FAKE_AGENT,
   git,
+  logShowing,
   makeRepo,
   recordEvents,
   runCli,
@@ -278,7 +279,7 @@ describe('a handoff the daemon died in', () => {
     expect(startCommand(second, tmuxName)).toContain(kinds.claudeDump)
     await envDump(kinds.claudeDump)
     expect(await readdir(join(home, 'handoffs'))).toEqual([])
-    expect(await readFile(second.paths.log, 'utf8')).toContain('reverted a handoff the daemon died in')
+    await logShowing(second, 'reverted a handoff the daemon died in')
     await waitForSession(second, 'crash', (s) => s.liveness_name === 'ready')
   })
 

@@ -6,6 +6,7 @@ import {
   alive,
   CLI_MAIN,
   hookCalls,
+  logShowing,
   placeLabel,
   recordEvents,
   remoteDirs,
@@ -105,7 +106,7 @@ describe(`a hook session whose agent server ${placeLabel()} stops answering`, ()
     expect(readdirSync(creating)).toEqual([])
     expect(existsSync(tokens) ? readdirSync(tokens) : []).toEqual([])
     expect((await world.daemon.client.call('Snapshot', {})).instances.map((row) => row.title)).not.toContain('slow')
-    expect(readFileSync(world.daemon.paths.log, 'utf8')).toContain('removed what an interrupted CreateSession left behind')
+    await logShowing(world.daemon, 'removed what an interrupted CreateSession left behind')
   })
 
   it('is reaped with force_reap: delete_cmd runs, the record and the token go', async () => {

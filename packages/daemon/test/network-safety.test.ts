@@ -2,7 +2,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { runCli, send, sendRaw, startDaemon, tempHomes, waitFor, type Reply, type Target, type TestDaemon } from '@svc/test-kit'
+import { logShowing, runCli, send, sendRaw, startDaemon, tempHomes, waitFor, type Reply, type Target, type TestDaemon } from '@svc/test-kit'
 import { makeRepo } from '@svc/test-kit'
 
 const homes = tempHomes()
@@ -236,10 +236,7 @@ describe('daemon.log', () => {
     await register(tcp, repo, { ...bearer(token), ...evil })
     await register(tcp, repo, { cookie, 'content-type': 'text/plain' })
     await send(tcp, 'POST', `/v1/Nope?token=${token}`, { body: '{}', headers: { cookie, host: `evil.test:${tcp.port}` } })
-    const log = await waitFor(async () => {
-      const text = await readFile(daemon.paths.log, 'utf8')
-      return text.includes('"refused":415') ? text : undefined
-    })
+    const log = await logShowing(daemon, '"refused":415')
     expect(log).toContain('"refused":403')
     expect(log).toContain('access_token=[redacted]')
     expect(log).not.toContain(token)

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { servicePaths } from '@svc/protocol'
 import { startDaemon, tempHomes, waitFor } from '@svc/test-kit'
-import { git, makeRepo, startSessionDaemon, tmux, tmuxSessions, worktrees } from '@svc/test-kit'
+import { git, logShowing, makeRepo, startSessionDaemon, tmux, tmuxSessions, worktrees } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterEach(homes.release)
@@ -45,7 +45,7 @@ describe('a CreateSession the daemon died in', () => {
     expect(existsSync(path)).toBe(false)
     expect(branches(repo)).toEqual(['main'])
     expect(await readdir(join(home, 'creating'))).toEqual([])
-    expect(await readFile(second.paths.log, 'utf8')).toContain('removed what an interrupted CreateSession left behind')
+    await logShowing(second, 'removed what an interrupted CreateSession left behind')
 
     const created = await second.client.call('CreateSession', request)
     expect(created.instance).toMatchObject({ title: 'halfway', path, branch: 'agent/halfway' })
@@ -140,8 +140,7 @@ describe('what a killed daemon leaves in SERVICE_HOME', () => {
     const daemon = await startDaemon({ home })
     for (const path of [...locks, ...temps]) expect(existsSync(path), path).toBe(false)
     expect(existsSync(unrelated)).toBe(true)
-    const log = await readFile(daemon.paths.log, 'utf8')
-    expect(log).toContain('removed locks and temp files a previous daemon left')
+    await logShowing(daemon, 'removed locks and temp files a previous daemon left')
 
     expect((await daemon.client.call('ListTasks')).tasks.map((task) => task.name)).toEqual(['kept'])
     expect((await daemon.client.call('ListProjects')).projects.map((each) => each.root)).toEqual([join(project, 'repo')])

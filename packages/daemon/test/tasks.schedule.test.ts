@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FrameOf } from '@svc/test-kit'
-import { recordEvents, startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo, paneText, session, startSessionDaemon } from '@svc/test-kit'
+import { logShowing, recordEvents, startDaemon, tempHomes, waitFor, type TestDaemon, makeRepo, paneText, session, startSessionDaemon } from '@svc/test-kit'
 
 const homes = tempHomes()
 afterAll(homes.release)
@@ -82,8 +82,7 @@ it('fires an every-minute task at the minute boundary through the real scheduler
   const spawned = await session(daemon, 'tick')
   // The agent starts, draws, then takes the prompt: slow on a loaded machine.
   await waitFor(() => paneText(daemon.home, spawned.tabs[0]?.tmux_name as string).includes('received: tick'), 30_000)
-  const log = await readFile(daemon.paths.log, 'utf8')
-  expect(log).toContain('"msg":"cron task fired"')
+  const log = await logShowing(daemon, '"msg":"cron task fired"')
   expect(log).toContain('"due":"2026-01-01T00:01:00.000Z"')
 })
 

@@ -325,6 +325,15 @@ export async function logEntries(daemon: Pick<TestDaemon, 'paths'>): Promise<Arr
   return (await completeLines(daemon.paths.log)).map((line) => JSON.parse(line) as Record<string, unknown>)
 }
 
+/** The daemon's log once it shows `pattern`: the log is written asynchronously, so a line may land after the reply it follows. */
+export function logShowing(daemon: Pick<TestDaemon, 'paths'>, pattern: string | RegExp, timeoutMs?: number): Promise<string> {
+  const shows = (text: string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text))
+  return waitFor(async () => {
+    const text = await readFile(daemon.paths.log, 'utf8')
+    return shows(text) ? text : undefined
+  }, timeoutMs)
+}
+
 /** Runs `svc` as a user would; resolves with its exit code and output. */
 export function runCli(
   args: string[],

@@ -7,7 +7,7 @@ import { commandWords } from '../infra/command-words.js'
 export const HOOK_TIMEOUT_MS = 120_000
 /** Lines of a hook's stderr kept for error messages. */
 const STDERR_LINES = 12
-/** How long stdout may stay open after the hook exited (a background child holding it). */
+/** How long stdout may stay open after the hook exited (a background child holding it), unless a run says otherwise. */
 const DRAIN_MS = 200
 
 export interface HookRun {
@@ -33,12 +33,26 @@ function tail(text: string): string {
   return text.trimEnd().split('\n').slice(-STDERR_LINES).join('\n')
 }
 
+/** What a run gets besides its command line. */
+export interface HookIo {
+  /** Its stdin: a text, or a stream such as a file's. */
+  input?: string | Readable
+  /** Told the process group it runs in. */
+  onSpawn?: (pgid: number) => void
+  /**
+   * How long its stdout may stay open after it exited. An ssh multiplexing client exits
+   * on the remote's exit status while its master may still be writing the output to the
+   * pipe it was handed, so ssh runs wait longer for that output.
+   */
+  drainMs?: number
+}
+
 /**
- * Runs a hook directly (no shell) in its own process group (told to `onSpawn`), with only
- * `env` and `input` (if any: a text, or a stream such as a file's) on its stdin; on timeout the whole group is killed. Never rejects: a program
+ * Runs a hook directly (no shell) in its own process group, with only `env` and its
+ * input on its stdin; on timeout the whole group is killed. Never rejects: a program
  * that cannot start is a run with no exit code and the reason as its stderr.
  */
-export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, input?: string | Readable, onSpawn?: (pgid: number) => void): Promise<HookRun> {
+export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, { input, onSpawn, drainMs = DRAIN_MS }: HookIo = {}): Promise<HookRun> {
   return new Promise((settle) => {
     const child = spawn(argv[0] as string, argv.slice(1), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
     if (child.pid !== undefined) onSpawn?.(child.pid)
@@ -75,7 +89,8 @@ export function runHook(argv: string[], cwd: string, env: NodeJS.ProcessEnv, tim
     })
     child.on('exit', (code) => {
       // Output still in the pipes is read; a background child keeping stdout open is not waited for.
-      const drained = setTimeout(() => finish(code ?? undefined), DRAIN_MS)
+      // Timers run before the poll that reads the pipe: a loop busy past the drain would end the run with its output unread.
+      const drained = setTimeout(() => setImmediate(() => finish(code ?? undefined)), drainMs)
       child.stdout.once('close', () => {
         clearTimeout(drained)
         finish(code ?? undefined)

@@ -27,7 +27,7 @@ export class HookScripts {
       intent.hook.script = { pgid, command: argv.join(' ') }
       void this.journal(intent)
     }
-    const run = await runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs, undefined, journaled)
+    const run = await runHook(argv, root, this.options.hookEnv(), this.options.timeoutMs, { onSpawn: journaled })
     if (intent) delete intent.hook.script
     return run
   }

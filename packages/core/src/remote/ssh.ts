@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { MAX_SOCKET_PATH_BYTES } from '@svc/protocol'
-import { runHook, type HookRun } from './hook-command.js'
+import { runHook, type HookIo, type HookRun } from './hook-command.js'
 import type { SshPlace } from '../sessions/record.js'
 import { commandWords } from '../infra/command-words.js'
 import { shellQuote } from '../infra/launcher.js'
@@ -12,6 +12,12 @@ import { shellQuote } from '../infra/launcher.js'
 const CONTROL_TEMP_SUFFIX_BYTES = 17
 /** Seconds ssh waits for a host to answer before calling it unreachable. */
 const CONNECT_TIMEOUT_S = 15
+/**
+ * How long a remote script's output may still arrive after its ssh client exited: the
+ * master writes it to the client's pipe itself, and a busy master (a shared one serving
+ * many sessions) can take a while; the pipe closes when the channel does.
+ */
+const CHANNEL_DRAIN_MS = 10_000
 
 /** How svc runs ssh for one session: the client command line and the environment it runs with. */
 export interface SshRunner {
@@ -85,8 +91,8 @@ export class SshConnection {
     return [program, ...pinned, ...target, ...own, ...args, '--', host, ...destination]
   }
 
-  protected run(args: string[], destination: string[] = [], input?: string | Readable): Promise<HookRun> {
-    return runHook(this.argv(args, destination), this.dir, this.runner.env(), this.runner.timeoutMs, input)
+  protected run(args: string[], destination: string[] = [], io: HookIo = {}): Promise<HookRun> {
+    return runHook(this.argv(args, destination), this.dir, this.runner.env(), this.runner.timeoutMs, io)
   }
 
   /**
@@ -115,12 +121,12 @@ export class SshConnection {
 
   /** Runs `script` with `sh` on the host, through the master; the script is its stdin, never a command line. */
   exec(script: string): Promise<HookRun> {
-    return this.run(['-o', 'ControlMaster=no'], ['sh -s'], script)
+    return this.run(['-o', 'ControlMaster=no'], ['sh -s'], { input: script, drainMs: CHANNEL_DRAIN_MS })
   }
 
   /** Runs `script` with `sh -c` on the host (it holds no secret), `input` its stdin: for a script that reads data, such as a tarball. */
   send(script: string, input: Readable): Promise<HookRun> {
-    return this.run(['-o', 'ControlMaster=no'], [`sh -c ${shellQuote(script)}`], input)
+    return this.run(['-o', 'ControlMaster=no'], [`sh -c ${shellQuote(script)}`], { input, drainMs: CHANNEL_DRAIN_MS })
   }
 
   /** Forwards 127.0.0.1:`local` here to 127.0.0.1:`remote` on the host, on the master. */
