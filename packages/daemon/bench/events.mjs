@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import { createClient } from '@svc/protocol'
-import { fmt, onInterrupt, percentile, report, spawnServer, startDaemon } from './harness.mjs'
+import { fmt, onInterrupt, percentile, report, spawnServer, startDaemon, stopChild } from './harness.mjs'
 import { rssMiB } from './memory.mjs'
 import { storedRecord } from './sessions.mjs'
 
@@ -58,7 +58,7 @@ async function startFloor(home, frame) {
   const child = spawnServer([FLOOR, socketPath, dir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child.send(frame)
   await new Promise((resolve) => child.once('message', resolve))
-  const stop = onInterrupt(() => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))))
+  const stop = onInterrupt(() => stopChild(child))
   return { socketPath, stop }
 }
 

@@ -36,6 +36,14 @@ export const PINNING = pinned ? `servers on CPU ${cpus - 1}, load generator on $
 /** An agent that never draws anything: an idle session costs the poll loop the least it can. */
 export const IDLE = 'sleep 100000'
 
+/** Ends `child` with SIGTERM unless it has ended already; resolves once it has. */
+export async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+}
+
 /** Spawns a server process on the server CPU. */
 export function spawnServer(args, options) {
   return pinned
@@ -80,10 +88,7 @@ export async function startDaemon({ config, env = {}, prepare } = {}) {
   })
   const client = createClient({ socketPath: paths.socket })
   const stop = onInterrupt(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      await new Promise((resolve) => child.once('exit', resolve))
-    }
+    await stopChild(child)
     await removeHome(made)
   })
   try {
@@ -110,7 +115,7 @@ export async function startBare(socketPath, answers, framework = 'node') {
   const child = spawnServer([BARE, socketPath, framework], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child.send(answers)
   await new Promise((resolve) => child.once('message', resolve))
-  return { pid: child.pid, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill())) }
+  return { pid: child.pid, stop: () => stopChild(child) }
 }
 
 /**
@@ -120,7 +125,7 @@ export async function startBare(socketPath, answers, framework = 'node') {
 export async function startFloor(script) {
   const child = spawnServer([script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   await new Promise((resolve) => child.once('message', resolve))
-  const stop = onInterrupt(() => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))))
+  const stop = onInterrupt(() => stopChild(child))
   return {
     run: (job) =>
       new Promise((resolve, reject) => {

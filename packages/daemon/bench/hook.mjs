@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths } from '@svc/protocol'
-import { alternateRuns, elapsedMs, fmt, IDLE, latencies, median, onInterrupt, percentile, report, spawnServer, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, IDLE, latencies, median, onInterrupt, percentile, report, spawnServer, startDaemon, stopChild, withTempDir } from './harness.mjs'
 import { makeRepo } from './sessions.mjs'
 
 const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url))
@@ -109,10 +109,7 @@ async function startAgentServer(dir, origin) {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const stop = onInterrupt(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      await new Promise((resolve) => child.once('exit', resolve))
-    }
+    await stopChild(child)
     await new Promise((resolve) => execFile('tmux', ['-S', servicePaths(home).tmuxSocket, 'kill-server'], resolve))
   })
   let out = ''

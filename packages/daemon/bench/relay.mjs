@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { EventRelay } from '@svc/core'
 import { createClient } from '@svc/protocol'
 import { makeHome, removeHome } from './daemon-home.mjs'
-import { fmt, median, onInterrupt, percentile, report, ROUNDS, spawnServer } from './harness.mjs'
+import { fmt, median, onInterrupt, percentile, report, ROUNDS, spawnServer, stopChild } from './harness.mjs'
 
 const exec = promisify(execFile)
 const AGENT_SERVER = fileURLToPath(new URL('./agent-server.mjs', import.meta.url))
@@ -31,7 +31,7 @@ async function child(script, args) {
     server.once('message', resolve)
     server.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
-  const stop = onInterrupt(() => new Promise((resolve) => (server.exitCode !== null ? resolve() : (server.once('exit', resolve), server.kill()))))
+  const stop = onInterrupt(() => stopChild(server))
   return { server, answer, stop }
 }
 

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient, servicePaths } from '@svc/protocol'
-import { alternateRuns, elapsedMs, fmt, IDLE, median, onInterrupt, percentile, report, startDaemon, withTempDir } from './harness.mjs'
+import { alternateRuns, elapsedMs, fmt, IDLE, median, onInterrupt, percentile, report, startDaemon, stopChild, withTempDir } from './harness.mjs'
 import { hookRepo } from './hook.mjs'
 import { streamFrames, timeUntil } from './stream.mjs'
 import { loopbackPort, writeSshdConfig } from '../../test-kit/fixtures/sshd-config.mjs'
@@ -144,12 +144,7 @@ function byHand(sshd) {
 async function plainForward(sshd, remotePort) {
   const local = await loopbackPort()
   const child = spawn('ssh', [...byHand(sshd), '-N', '-o', 'ExitOnForwardFailure=yes', '-L', `127.0.0.1:${local}:127.0.0.1:${remotePort}`, '127.0.0.1'], { stdio: 'ignore' })
-  const stop = onInterrupt(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      await new Promise((resolve) => child.once('exit', resolve))
-    }
-  })
+  const stop = onInterrupt(() => stopChild(child))
   const answers = () => new Promise((resolve) => connect(local, '127.0.0.1').once('connect', function () { this.destroy(); resolve(true) }).once('error', () => resolve(false)))
   while (!(await answers())) {
     if (child.exitCode !== null) throw new Error(`ssh -L exited with ${child.exitCode}`)
@@ -183,10 +178,7 @@ async function createByHand(sshd, world, slug) {
     }
     return elapsedMs(start)
   } finally {
-    if (server.exitCode === null) {
-      server.kill('SIGTERM')
-      await new Promise((resolve) => server.once('exit', resolve))
-    }
+    await stopChild(server)
     await rm(workspace, { recursive: true, force: true })
     await rm(home, { recursive: true, force: true })
   }

@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
-import { alternate, capacityRatio, fmt, onInterrupt, percentile, report, spawnServer, startDaemon } from './harness.mjs'
+import { alternate, capacityRatio, fmt, onInterrupt, percentile, report, spawnServer, startDaemon, stopChild } from './harness.mjs'
 
 const UPSTREAM = fileURLToPath(new URL('./webtab-upstream.mjs', import.meta.url))
 const BARE_PROXY = fileURLToPath(new URL('./webtab-bare-proxy.mjs', import.meta.url))
@@ -21,7 +21,7 @@ const SEQUENTIAL = 2000
 async function startChild(script, args) {
   const child = spawnServer([script, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const sent = await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))))
-  const stop = onInterrupt(() => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))))
+  const stop = onInterrupt(() => stopChild(child))
   return { pid: child.pid, sent, stop }
 }
 
