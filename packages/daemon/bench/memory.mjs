@@ -1,6 +1,6 @@
 // A daemon's memory seen from outside: its RSS, and its heap after a full garbage
 // collection run through the inspector (no hook in the daemon itself). Shared by the
-// soak in `pnpm bench` and the memory test.
+// soak and the idle fleet in `pnpm bench`, and the memory test.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import WebSocket from 'ws'

@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STATES, repoIdOf } from '@svc/core'
 import { TabKind } from '@svc/protocol'
+import { heapAfterGc, inspectorOptions } from './memory.mjs'
 import { alternateRuns, cpuSeconds, elapsedMs, fmt, IDLE, latencyRows, median, report, startDaemon, startFloor, versusBare, withTempDir } from './harness.mjs'
 
 const FLOOR = fileURLToPath(new URL('./session-floor.mjs', import.meta.url))
@@ -193,24 +194,36 @@ async function tickWindow(shim, pid, ticks) {
   }
 }
 
+/**
+ * The daemon's memory now: its RSS as sampled (garbage V8 has yet to collect included), then
+ * its RSS and heap after a full garbage collection, which leaves what it holds.
+ */
+async function memoryOf(pid, inspector) {
+  const sampled = await rssKib(pid)
+  const heap = await heapAfterGc(inspector)
+  return { sampled, collected: await rssKib(pid), heap: heap * 1024 }
+}
+
 async function idleFleet() {
   await withTempDir(async (dir) => {
     const repo = await makeRepo(join(dir, 'repo'))
     const shim = await tmuxShim(dir)
+    const inspector = await inspectorOptions()
     const daemon = await startDaemon({
       config: { network: { listen_addr: '' }, daemon_poll_interval: `${POLL_MS}ms` },
-      env: { PATH: `${shim.bin}:${process.env.PATH}` },
+      env: { PATH: `${shim.bin}:${process.env.PATH}`, ...inspector.env },
     })
     try {
       await tickWindow(shim, daemon.pid, 2) // settle after start
-      const rssEmpty = await rssKib(daemon.pid)
+      const empty = await memoryOf(daemon.pid, inspector.port)
       const fleets = {}
       for (const size of [100, 200]) {
         const start = process.hrtime.bigint()
         await createIdle(daemon.client, repo, Array.from({ length: 100 }, (_, i) => `idle-${size}-${i}`))
         const createMs = elapsedMs(start) / 100
         await tickWindow(shim, daemon.pid, 3) // the first look captures each new pane once for its baseline
-        fleets[size] = { ...(await tickWindow(shim, daemon.pid, TICKS)), rss: await rssKib(daemon.pid), createMs }
+        fleets[size] = { ...(await tickWindow(shim, daemon.pid, TICKS)), createMs }
+        fleets[size].memory = await memoryOf(daemon.pid, inspector.port)
       }
       const floor = await startFloor(FLOOR)
       const pollFloor = await floor.run({ kind: 'poll', tmuxSocket: daemon.paths.tmuxSocket, count: TICKS }).finally(() => floor.stop())
@@ -227,11 +240,17 @@ async function idleFleet() {
         ['daemon CPU per tick, 100 / 200', `${fmt.ms(fleets[100].cpuMsPerTick)} / ${fmt.ms(fleets[200].cpuMsPerTick)}`],
         ['mean CreateSession via the shim, 1-100 / 101-200', `${fmt.ms(fleets[100].createMs)} / ${fmt.ms(fleets[200].createMs)}`],
       ])
+      // As sampled, RSS swings by tens of MiB with where V8's collector happens to be (the
+      // garbage of start-up and of 100 creates); after a full collection it is what the daemon holds.
+      const points = [empty, fleets[100].memory, fleets[200].memory]
+      const each = (pick) => points.map((point) => fmt.mib(pick(point))).join(' / ')
+      const perSession = (pick) => `${((pick(fleets[200].memory) - pick(empty)) / 200).toFixed(0)} KiB`
       report('Daemon memory (VmRSS) with live idle sessions', [
-        ['0 sessions', fmt.mib(rssEmpty)],
-        ['100 sessions', fmt.mib(fleets[100].rss)],
-        ['200 sessions', fmt.mib(fleets[200].rss)],
-        ['per session (0 to 200)', `${((fleets[200].rss - rssEmpty) / 200).toFixed(0)} KiB`],
+        ['0 / 100 / 200 sessions, as sampled', each((point) => point.sampled)],
+        ['0 / 100 / 200 sessions, after a full GC', each((point) => point.collected)],
+        ['heap in use after a full GC, 0 / 100 / 200 sessions', each((point) => point.heap)],
+        ['per session (0 to 200), after a full GC', perSession((point) => point.collected)],
+        ['heap per session (0 to 200)', perSession((point) => point.heap)],
       ])
     } finally {
       await daemon.stop()
