@@ -247,8 +247,10 @@ const FAULT_CYCLES = Number(process.env.BENCH_FAULT_CYCLES ?? 50)
 export async function run() {
   const dir = await mkdtemp('/tmp/svc-bench-')
   const remove = onInterrupt(() => rm(dir, { recursive: true, force: true }))
+  let found = []
   try {
     const figures = await remoteFaults({ dir, cycles: FAULT_CYCLES, seed: 20_261_128 })
+    found = [...figures.lost, ...figures.leftovers, ...figures.unsettled, ...figures.wrongKeyAccepted]
     report(`Remote faults: ${FAULT_CYCLES} home daemons SIGKILLed mid-step of hook sessions (launch_cmd, provision_cmd over ssh), agent servers crashed, masters dropped`, [
       ['steps', Object.entries(figures.operations).map(([op, count]) => `${op}: ${count}`).join(', ')],
       ['sessions created / pieces of agent work written', `${figures.sessions} / ${figures.notes}`],
@@ -256,9 +258,11 @@ export async function run() {
       ['leftovers no record names (workspaces, agent servers, ssh, tokens)', `${figures.leftovers.length}  (target 0)`],
       ['sessions left loading or journaled after a start', `${figures.unsettled.length}  (target 0)`],
       ['host key changes / sessions reachable against the wrong key', `${figures.hostKeyChanges} / ${figures.wrongKeyAccepted.length}  (target 0)`],
-      ...[...figures.lost, ...figures.leftovers, ...figures.unsettled, ...figures.wrongKeyAccepted].slice(0, 5).map((what) => ['  found', what.slice(0, 200)]),
+      ...found.slice(0, 5).map((what) => ['  found', what.slice(0, 200)]),
     ])
+    // A finding is rare and timing-bound: its steps and the daemon's log (kept with the run's directory) are what tell why.
+    if (found.length > 0) process.stdout.write(`  steps, the home and the hosts kept in ${dir}:\n${figures.steps.map((step) => `    ${step}\n`).join('')}`)
   } finally {
-    await remove()
+    if (found.length === 0) await remove()
   }
 }
