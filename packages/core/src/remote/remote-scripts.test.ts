@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { keeperCommand, places, startScript } from './remote-scripts.js'
+import { keeperCommand, places, startScript, stopScript } from './remote-scripts.js'
 
 /** Where the scripts put the slug's workspace and agent-server home for a user whose HOME is `home`. */
 function placed(slug: string, home: string): { ws: string; home: string } {
@@ -52,6 +52,30 @@ describe("a container's agent server", () => {
     } finally {
       keeper.kill('SIGKILL')
       await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("a session's stop script on its host", () => {
+  it('removes the workspace and exits 0, and exits non-zero, the workspace kept, when the removal fails', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-stop-'))
+    try {
+      const { ws } = placed('done', home)
+      const stop = (path: string) => spawnSync('sh', ['-c', stopScript({ slug: 'done', branch: 'me/done', discard: true })], { env: { HOME: home, PATH: path }, encoding: 'utf8' })
+      // An rm that fails, as one does on a file another process still writes into a directory.
+      const failing = join(home, 'bin')
+      await mkdir(failing)
+      await writeFile(join(failing, 'rm'), "#!/bin/sh\necho 'rm: cannot remove: Directory not empty' >&2\nexit 1\n")
+      await chmod(join(failing, 'rm'), 0o755)
+      await mkdir(ws, { recursive: true })
+      const failed = stop(`${failing}:${process.env.PATH}`)
+      expect(failed.status).toBe(1)
+      expect(failed.stderr).toContain('cannot remove')
+      expect(existsSync(ws)).toBe(true)
+      expect(stop(process.env.PATH as string).status).toBe(0)
+      expect(existsSync(ws)).toBe(false)
+    } finally {
+      await rm(home, { recursive: true, force: true })
     }
   })
 })

@@ -164,7 +164,8 @@ if [ ${discard ? 1 : 0} = 0 ] && [ -d "$ws/.git" ]; then
   fi
   cd "$base" || exit 1
 fi
-rm -rf "$ws" "$home" "$base/"${shellQuote(`${slug}.home`)}
+# Only a removal that happened says so: a workspace left behind must not read as gone.
+rm -rf "$ws" "$home" "$base/"${shellQuote(`${slug}.home`)} || exit 1
 exit 0
 `
 }
