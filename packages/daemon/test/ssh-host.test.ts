@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { closeSshHostWorld, commandLines, git, hostLeftovers, openSshHostWorld, placeLabel, tempHomes, waitFor, waitForSession, type SshHostWorld } from '@svc/test-kit'
+import { closeSshHostWorld, commandLines, git, hostLeftovers, logShowing, openSshHostWorld, placeLabel, tempHomes, waitFor, waitForSession, type SshHostWorld } from '@svc/test-kit'
 
 // backend "ssh": sessions on a host of ssh_hosts (the test's own sshd, in a network
 // namespace where the machine allows one), whose PATH has node, git and tmux but no svc:
@@ -56,6 +56,7 @@ describe(`an ssh session on a host of ssh_hosts, its sshd ${placeLabel()}`, () =
     const pidFile = join(world.sshd.remoteHome, 'svc-workspaces', 'first.home', 'agent-server.pid')
     const server = readFileSync(pidFile, 'utf8').trim()
     expect(readFileSync(`/proc/${server}/cmdline`, 'utf8')).toContain(join(world.installed, 'lib'))
+    await logShowing(world.daemon, 'svc installed on the host')
     expect(installLogs()).toBe(1)
 
     await waitForSession(world.daemon, 'first', (row) => row.liveness_name === 'ready' && row.idle_reason !== undefined, 30_000)
