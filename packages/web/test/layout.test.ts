@@ -48,7 +48,12 @@ async function closeNewSessionDialog(target: Page): Promise<void> {
 async function openSession(target: Page, title: string): Promise<void> {
   await target.goto(`${origin}/#/session/${ids[title]}`)
   await target.getByRole('heading', { level: 1, name: title }).waitFor()
-  await waitFor(async () => (await terminalText(target)).includes('fake-agent ready') || undefined, 20_000)
+  // A terminal that never shows the agent says what it showed instead.
+  await waitFor(async () => {
+    const shown = await terminalText(target)
+    if (!shown.includes('fake-agent ready')) throw new Error(`the terminal shows ${JSON.stringify(shown.trim().slice(-400))}`)
+    return true
+  }, 20_000)
 }
 
 describe.skipIf(!present)('the web UI layout', { timeout: 60_000 }, () => {

@@ -78,4 +78,53 @@ describe("a session's stop script on its host", () => {
       await rm(home, { recursive: true, force: true })
     }
   })
+
+  it("waits for another stop of the same slug to end (a dead home's, still running) instead of racing it, and takes over a lock whose holder is gone", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-stop-'))
+    try {
+      const { ws, home: agentHome } = placed('raced', home)
+      const origin = join(home, 'origin.git')
+      execFileSync('git', ['init', '-q', '--bare', origin])
+      execFileSync('git', ['clone', '-q', origin, ws], { stdio: 'ignore' })
+      await writeFile(join(ws, 'work.txt'), 'not committed\n')
+      // An agent server slow to stop: both stops sit in their wait for it, and would leave it together.
+      await mkdir(agentHome)
+      const agent = spawn('sh', ['-c', 'trap "" TERM; sleep 1.5'], { detached: true, stdio: 'ignore' })
+      await writeFile(join(agentHome, 'agent-server.pid'), `${agent.pid}\n`)
+      // Each stop's git calls, logged with the stop that made them.
+      const bin = join(home, 'bin')
+      await mkdir(bin)
+      const git = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+      await writeFile(join(bin, 'git'), `#!/bin/sh\necho "$STOPPER" >>'${join(home, 'git.log')}'\nexec ${git} "$@"\n`)
+      await chmod(join(bin, 'git'), 0o755)
+      const script = stopScript({ slug: 'raced', branch: 'me/raced', discard: false })
+      const stop = (name: string) =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn('sh', ['-s'], { env: { HOME: home, PATH: `${bin}:${process.env.PATH}`, STOPPER: name, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@localhost', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@localhost' }, stdio: ['pipe', 'ignore', 'ignore'] })
+          child.stdin.end(script)
+          child.once('exit', resolve)
+        })
+      const first = stop('first')
+      await sleep(300)
+      const second = stop('second')
+      expect(await Promise.all([first, second])).toEqual([0, 0])
+      // The first put the work on origin and removed the workspace; the second, after it, found nothing left to do.
+      expect(execFileSync('git', ['--git-dir', origin, 'show', 'me/raced:work.txt'], { encoding: 'utf8' })).toBe('not committed\n')
+      expect(new Set((await readFile(join(home, 'git.log'), 'utf8')).trim().split('\n'))).toEqual(new Set(['first']))
+      expect(existsSync(ws)).toBe(false)
+      expect(existsSync(`${ws}.stopping`)).toBe(false)
+
+      // A lock left by a stop that is gone (its pid ended) does not hold the next one up.
+      await mkdir(ws)
+      await mkdir(`${ws}.stopping`)
+      await writeFile(join(`${ws}.stopping`, 'pid'), `${agent.pid}\n`)
+      const started = Date.now()
+      expect(await stop('later')).toBe(0)
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect(existsSync(ws)).toBe(false)
+      expect(existsSync(`${ws}.stopping`)).toBe(false)
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  })
 })

@@ -129,17 +129,43 @@ export interface StopScript {
   discard: boolean
 }
 
+/** How long a stop waits for another stop of the same slug, in tenths of a second. */
+const STOP_WAIT_TENTHS = 1800
+
+/**
+ * A stop holds `<slug>.stopping` (a directory with its pid) from its start to its exit. A
+ * home killed mid-stop leaves its script running on the host, and the stop the restarted
+ * home runs must not race it (both committing, fetching and removing, one ending with the
+ * workspace half removed): it waits for that one's end, 3 minutes at most. A holder that
+ * is gone left its lock behind: that is taken over.
+ */
+function oneStopAtATime(slug: string): string {
+  return `lock="$base/"${shellQuote(`${slug}.stopping`)}
+mkdir -p "$base" 2>/dev/null
+waited=0
+until mkdir "$lock" 2>/dev/null; do
+  [ "$waited" -lt ${STOP_WAIT_TENTHS} ] || break
+  waited=$((waited + 1))
+  holder=$(cat "$lock/pid" 2>/dev/null)
+  if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then rm -rf "$lock"; else sleep 0.1; fi
+done
+echo $$ >"$lock/pid" 2>/dev/null
+trap 'rm -rf "$lock"' EXIT`
+}
+
 /**
  * Run by `sh` on the host: stops the slug's agent server (its process group: TERM, then
  * KILL after 10 s) and its tmux server, so nothing writes on; then, unless discarding,
  * puts on origin what origin lacks (uncommitted work as the snapshot commit, HEAD pushed
  * to the session's branch, never forced), the agent server's push done by plain git for
  * one that no longer answers. Only then are the workspace and home removed; work that
- * cannot reach origin keeps them, and the script exits KEPT_EXIT saying why.
+ * cannot reach origin keeps them, and the script exits KEPT_EXIT saying why. One stop of
+ * a slug runs at a time (oneStopAtATime).
  */
 export function stopScript({ slug, branch, discard }: StopScript): string {
   const b = shellQuote(branch)
   return `${places(slug)}
+${oneStopAtATime(slug)}
 for h in "$home" "$base/"${shellQuote(`${slug}.home`)}; do
   [ -f "$h/agent-server.pid" ] || continue
   pid=$(cat "$h/agent-server.pid")
