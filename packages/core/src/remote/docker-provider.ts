@@ -209,20 +209,25 @@ export class DockerProvider implements RemoteProvider {
   /**
    * svc into the container unless it has this version: probed (node 20+, git, tmux), the
    * tarball copied in; the script that checks and unpacks it (run with the start script,
-   * in one exec), or '' when the image has this svc already.
+   * in one exec), or only the copy's removal when the image has this svc already. An
+   * engine on this machine gets the copy while the probe runs (a copy there is cheap, and
+   * a docker exec is the slowest step of a create); one elsewhere only when it is needed.
    */
   private async installStep(container: string, image: string, artifact: SvcArtifact): Promise<string> {
-    const { engine } = this.options
+    const copy = `/tmp/${artifact.name}.tar.gz`
+    const copyIn = () => this.options.engine.run(['cp', artifact.tarball, `${container}:${copy}`])
+    const early = elsewhere(this.options.config.get('docker.host')) ? undefined : copyIn()
     const probe = await this.exec(container, probeScript(artifact, CONTAINER_SVC_DIR))
+    const copied = early && (await early)
     if (probe.code === NOTHING_MADE_EXIT) throw new StepFailed(`the image ${image} cannot run svc: ${lastLine(probe.stderr)}`)
     const verdict = probed(probe.stdout)
     if (probe.code !== 0 || !verdict) throw new StepFailed(`could not look for svc in the container of ${image}: ${lastLine(probe.stderr) || `exit ${probe.code}`}`)
-    if (verdict === 'installed') return ''
-    const copy = `/tmp/${artifact.name}.tar.gz`
-    const copied = await engine.run(['cp', artifact.tarball, `${container}:${copy}`])
-    if (copied.code !== 0) throw new StepFailed(`could not copy svc into the container (docker cp: ${lastLine(copied.stderr)})`)
+    const removeCopy = `rm -f '${copy}'\n`
+    if (verdict === 'installed') return copied ? removeCopy : ''
+    const { code, stderr } = copied ?? (await copyIn())
+    if (code !== 0) throw new StepFailed(`could not copy svc into the container (docker cp: ${lastLine(stderr)})`)
     // In a subshell: its own exit (0 when svc is there already) does not end the start script.
-    return `(\n${installScript(artifact, CONTAINER_SVC_DIR, copy)}) || { printf 'could not install svc in the container\\n' >&2; exit 1; }\nrm -f '${copy}'\n`
+    return `(\n${installScript(artifact, CONTAINER_SVC_DIR, copy)}) || { printf 'could not install svc in the container\\n' >&2; exit 1; }\n${removeCopy}`
   }
 
   /** svc's install, then the start script, in the container: the clone at the branch, the keeper's agent server, its endpoint as published here. */

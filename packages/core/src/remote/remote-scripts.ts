@@ -54,7 +54,8 @@ export interface StartScript {
 /** The container's main process: runs the serve file once it is there (at every start of the container), then idles so the container outlives a stopped agent server. */
 export function keeperCommand(serve: string): string {
   const file = shellQuote(serve)
-  return `while [ ! -f ${file} ]; do sleep 0.2; done; sh ${file}; exec tail -f /dev/null`
+  // Polled often: a create waits on it, and the loop ends once the file is there.
+  return `while [ ! -f ${file} ]; do sleep 0.05; done; sh ${file}; exec tail -f /dev/null`
 }
 
 /**
