@@ -3,12 +3,13 @@
 // against the same steps by hand (`ssh host true`, `git clone`, `svc agent-server` until
 // its endpoint line), and the keystroke round trip through the home's stream over the ssh
 // forward against a direct loopback connection to the agent server's own stream (and, to
-// tell OpenSSH's share from svc's, through a plain ssh -L run by hand). The home
+// tell OpenSSH's share from svc's, through a plain ssh -L run by hand, and handed whole to
+// the home's own ssh master, the least any design over that master could reach). The home
 // daemon runs on the server CPU; sshd and what it starts inherit the bench's CPUs, as the
 // floor's steps do.
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -154,6 +155,31 @@ async function plainForward(sshd, remotePort) {
 }
 
 /**
+ * The least svc's design could reach over its own master: a local port whose every
+ * connection is handed whole to the home's ssh master (`ssh -W` through its control
+ * socket, which passes the connection itself to the master), so that no process but the
+ * master carries its bytes; the client still speaks the agent server's stream directly.
+ */
+async function throughMaster(world, remotePort) {
+  const control = processesWith(join(world.daemon.home, 'remote-ssh')).flatMap(({ args }) => args).find((arg) => arg.startsWith('ControlPath='))
+  if (!control) throw new Error("no ssh master of the home's session is running")
+  const children = new Set()
+  const server = createServer({ pauseOnConnect: true }, (socket) => {
+    const child = spawn('ssh', ['-F', '/dev/null', '-o', control, '-o', 'ControlMaster=no', '-W', `127.0.0.1:${remotePort}`, '127.0.0.1'], { stdio: [socket, socket, 'ignore'] })
+    children.add(child.once('exit', () => children.delete(child)))
+    // The child holds its own copy of the connection: this process's is closed, never read.
+    child.once('spawn', () => socket.destroy())
+  })
+  const port = await loopbackPort()
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const stop = onInterrupt(async () => {
+    server.close()
+    await Promise.all([...children].map((child) => stopChild(child)))
+  })
+  return { url: `http://127.0.0.1:${port}`, stop }
+}
+
+/**
  * The floor of a create: what a person does by hand to get the same agent server: one ssh
  * connection with the host key pinned, a clone, and `svc agent-server` started until it
  * prints its endpoint. Stops it after.
@@ -245,26 +271,32 @@ async function keystrokeRoundTrip(sshd, world) {
     // Each stream its own session in the workspace: one stream's echo is never read as another's.
     const inPlace = async (title) => (await remote.call('CreateSession', { repo_path: join(base, 'keys'), title, program: 'sh', in_place: true })).instance.id
     const forward = await plainForward(sshd, new URL(endpoint.url).port)
+    const master = await throughMaster(world, new URL(endpoint.url).port)
     const streams = {
       svc: await streamFrames(world.daemon.client, 'keys'),
       floor: await streamFrames(remote, await inPlace('direct')),
       forward: await streamFrames(createClient({ url: forward.url, token: endpoint.token }), await inPlace('forwarded')),
+      master: await streamFrames(createClient({ url: master.url, token: endpoint.token }), await inPlace('handed')),
     }
     try {
       await keystrokes(streams, WARM_KEYS)
       const times = await keystrokes(streams, KEYSTROKES)
       const spread = (sorted) => `p50 ${fmt.ms(percentile(sorted, 50))}  p95 ${fmt.ms(percentile(sorted, 95))}`
       const ratio = (to, p) => (percentile(times.svc, p) / percentile(times[to], p)).toFixed(2)
+      const bound = (p) => (percentile(times.master, p) / percentile(times.floor, p)).toFixed(2)
       report(`Keystroke round trip over ssh (input frame in, output frame showing the key), ${KEYSTROKES} keys each, alternating`, [
         ["floor: the host's agent server stream, direct on loopback", spread(times.floor)],
         ['the same through a plain ssh -N -L run by hand (no svc): what OpenSSH alone adds', spread(times.forward)],
         ["svc: the home's stream, relayed over the ssh forward", spread(times.svc)],
+        ["the connection handed whole to the home's ssh master (ssh -W): the least svc's design could reach", spread(times.master)],
         ['p50 / p95 ratio to the floor', `${ratio('floor', 50)} / ${ratio('floor', 95)}`],
+        ["the same for the connection handed to the home's master", `${bound(50)} / ${bound(95)}`],
         ['p50 / p95 ratio to the plain forward: what svc adds', `${ratio('forward', 50)} / ${ratio('forward', 95)}`],
       ])
     } finally {
       for (const { stream } of Object.values(streams)) stream.close()
       await forward.stop()
+      await master.stop()
     }
   } finally {
     await world.daemon.client.call('KillSession', { id: instance.id })
