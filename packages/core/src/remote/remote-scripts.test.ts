@@ -98,9 +98,9 @@ describe("a session's stop script on its host", () => {
       await writeFile(join(bin, 'git'), `#!/bin/sh\necho "$STOPPER" >>'${join(home, 'git.log')}'\nexec ${git} "$@"\n`)
       await chmod(join(bin, 'git'), 0o755)
       const script = stopScript({ slug: 'raced', branch: 'me/raced', discard: false })
-      const stop = (name: string) =>
+      const stop = (name: string, env: Record<string, string> = {}) =>
         new Promise<number | null>((resolve) => {
-          const child = spawn('sh', ['-s'], { env: { HOME: home, PATH: `${bin}:${process.env.PATH}`, STOPPER: name, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@localhost', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@localhost' }, stdio: ['pipe', 'ignore', 'ignore'] })
+          const child = spawn('sh', ['-s'], { env: { ...env, HOME: home, PATH: `${bin}:${process.env.PATH}`, STOPPER: name, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@localhost', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@localhost' }, stdio: ['pipe', 'ignore', 'ignore'] })
           child.stdin.end(script)
           child.once('exit', resolve)
         })
@@ -123,6 +123,17 @@ describe("a session's stop script on its host", () => {
       expect(Date.now() - started).toBeLessThan(5_000)
       expect(existsSync(ws)).toBe(false)
       expect(existsSync(`${ws}.stopping`)).toBe(false)
+
+      // One that gives up waiting for a live holder goes on, and leaves the holder's lock as it was.
+      const holder = spawn('sleep', ['30'], { stdio: 'ignore' })
+      try {
+        await mkdir(`${ws}.stopping`)
+        await writeFile(join(`${ws}.stopping`, 'pid'), `${holder.pid}\n`)
+        expect(await stop('impatient', { SVC_STOP_WAIT_TENTHS: '3' })).toBe(0)
+        expect(await readFile(join(`${ws}.stopping`, 'pid'), 'utf8')).toBe(`${holder.pid}\n`)
+      } finally {
+        holder.kill()
+      }
     } finally {
       await rm(home, { recursive: true, force: true })
     }

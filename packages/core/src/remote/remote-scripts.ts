@@ -130,28 +130,32 @@ export interface StopScript {
   discard: boolean
 }
 
-/** How long a stop waits for another stop of the same slug, in tenths of a second. */
+/** How long a stop waits for another stop of the same slug, in tenths of a second (the host's SVC_STOP_WAIT_TENTHS, for tests). */
 const STOP_WAIT_TENTHS = 1800
 
 /**
  * A stop holds `<slug>.stopping` (a directory with its pid) from its start to its exit. A
  * home killed mid-stop leaves its script running on the host, and the stop the restarted
  * home runs must not race it (both committing, fetching and removing, one ending with the
- * workspace half removed): it waits for that one's end, 3 minutes at most. A holder that
- * is gone left its lock behind: that is taken over.
+ * workspace half removed): it waits for that one's end, 3 minutes at most, then goes on
+ * without the lock. A holder that is gone left its lock behind: that is taken over.
  */
 function oneStopAtATime(slug: string): string {
   return `lock="$base/"${shellQuote(`${slug}.stopping`)}
 mkdir -p "$base" 2>/dev/null
 waited=0
-until mkdir "$lock" 2>/dev/null; do
-  [ "$waited" -lt ${STOP_WAIT_TENTHS} ] || break
+held=
+while [ "$waited" -le "\${SVC_STOP_WAIT_TENTHS:-${STOP_WAIT_TENTHS}}" ]; do
+  if mkdir "$lock" 2>/dev/null; then held=1; break; fi
   waited=$((waited + 1))
   holder=$(cat "$lock/pid" 2>/dev/null)
   if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then rm -rf "$lock"; else sleep 0.1; fi
 done
-echo $$ >"$lock/pid" 2>/dev/null
-trap 'rm -rf "$lock"' EXIT`
+# Only the stop that took the lock marks and releases it: one that gave up waiting leaves the holder's.
+if [ -n "$held" ]; then
+  echo $$ >"$lock/pid" 2>/dev/null
+  trap 'rm -rf "$lock"' EXIT
+fi`
 }
 
 /**
